@@ -1,0 +1,12 @@
+"""cgm-metrics: code-generation metrics that researchers can trust.
+
+>>> import cgm_metrics
+>>> "chrf_code" in cgm_metrics.metrics()
+True
+"""
+
+__version__ = "0.1.0"
+
+from .registry import get_metric, metrics, score  # noqa: E402
+
+__all__ = ["__version__", "get_metric", "metrics", "score"]

@@ -1,0 +1,99 @@
+"""The sufficient-statistics interface every metric of the library implements.
+
+A metric turns each item into a row of statistics and turns a (summed) row into a score:
+
+    stats = metric.statistics(predictions, references)     # ndarray [n_items, k]
+    metric.corpus_score(stats)                              # score(stats.sum(0))
+    metric.item_scores(stats)                               # score of every row
+    metric.score_from_statistics(resampled_sums)            # [R, k] -> [R], for significance
+
+Metrics defined per item (RUBY, EDIT-SIM, sentence averages) use rows ``[value, 1]`` so that
+the corpus score of summed rows is the mean of the item values (:class:`MeanOfItems`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import __version__
+from .core.inputs import check_inputs
+
+
+class Metric(ABC):
+    """A metric bound to its options. Subclasses set ``name`` and ``scale``."""
+
+    name: ClassVar[str]
+    scale: ClassVar[float] = 1.0  # 100 for BLEU and chrF (sacrebleu's scale), 1 otherwise
+    higher_is_better: ClassVar[bool] = True
+
+    def __init__(self, **options: Any) -> None:
+        self.options = dict(options)
+
+    @abstractmethod
+    def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
+        """One row of float64 statistics per item: shape ``(n_items, k)``.
+
+        ``predictions`` and ``references`` are already validated (see :func:`check_inputs`).
+        """
+
+    @abstractmethod
+    def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
+        """Scores of statistics rows: ``(..., k) -> (...)``, vectorised over leading axes."""
+
+    def components_from_statistics(self, stats: np.ndarray) -> dict[str, np.ndarray]:
+        """Named parts of the score (e.g. CodeBLEU's four components); none by default."""
+        return {}
+
+    def item_scores(self, stats: np.ndarray) -> np.ndarray:
+        return np.asarray(self.score_from_statistics(np.asarray(stats, dtype=np.float64)))
+
+    def corpus_score(self, stats: np.ndarray) -> float:
+        return float(self.score_from_statistics(np.asarray(stats, dtype=np.float64).sum(axis=0)))
+
+    def signature(self) -> str:
+        """A reproducibility string: metric, options and library version."""
+        parts = [self.name]
+        parts += [f"{key}:{_format_option(value)}" for key, value in sorted(self.options.items())]
+        parts.append(f"version:{__version__}")
+        return "|".join(parts)
+
+    def compute(self, predictions: Any, references: Any, per_item: bool = False) -> dict:
+        """Validate inputs and return ``{"score", "per_item"?, "signature"}``."""
+        preds, refs = check_inputs(predictions, references)
+        stats = self.statistics(preds, refs)
+        result: dict[str, Any] = {"score": self.corpus_score(stats)}
+        components = self.components_from_statistics(stats.sum(axis=0))
+        result.update({key: float(value) for key, value in components.items()})
+        if per_item:
+            result["per_item"] = [float(x) for x in self.item_scores(stats)]
+        result["signature"] = self.signature()
+        return result
+
+
+class MeanOfItems(Metric):
+    """A metric defined per item whose corpus score is the mean of the item values."""
+
+    @abstractmethod
+    def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
+        """The per-item values, shape ``(n_items,)``."""
+
+    def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
+        values = np.asarray(self.item_values(predictions, references), dtype=np.float64)
+        return np.column_stack([values, np.ones_like(values)])
+
+    def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
+        stats = np.asarray(stats, dtype=np.float64)
+        count = stats[..., 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, stats[..., 0] / np.where(count > 0, count, 1), 0.0)
+
+
+def _format_option(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(_format_option(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)

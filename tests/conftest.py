@@ -1,0 +1,38 @@
+"""Test setup: offline evaluate, caches in temporary folders, paths to shared data."""
+
+import os
+import tempfile
+from pathlib import Path
+
+# Before evaluate is imported anywhere: no network, no download counts.
+os.environ["HF_EVALUATE_OFFLINE"] = "1"
+os.environ["HF_UPDATE_DOWNLOAD_COUNTS"] = "false"
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+_CACHE = tempfile.mkdtemp(prefix="cgm-hf-cache-")
+os.environ["HF_HOME"] = _CACHE
+os.environ["HF_MODULES_CACHE"] = os.path.join(_CACHE, "modules")
+os.environ["HF_METRICS_CACHE"] = os.path.join(_CACHE, "metrics")
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+METRICS_DIR = ROOT / "metrics"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _evaluate_caches(tmp_path, monkeypatch):
+    """Each test gets its own evaluate caches, as evaluate's own test suite does."""
+    import evaluate
+
+    monkeypatch.setattr(evaluate.config, "HF_METRICS_CACHE", str(tmp_path / "metrics_cache"))
+    monkeypatch.setattr(evaluate.config, "HF_MODULES_CACHE", str(tmp_path / "modules_cache"))
+    monkeypatch.setattr(evaluate.config, "HF_EVALUATE_OFFLINE", True)
+
+
+def shared_data(*parts: str) -> Path:
+    """A file under ../shared/data; skips the test with a clear reason when it is absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not found: {path} (tests read ../shared/data beside the repo)")
+    return path

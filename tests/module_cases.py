@@ -1,0 +1,44 @@
+"""Per-module inputs for the common evaluate-module tests (tests/test_evaluate_modules.py).
+
+A folder under metrics/ whose features are ``predictions``/``references`` needs no entry: it
+gets DEFAULT_CASE. Other modules add an entry here; the common tests fail with a message
+naming this file until they do.
+"""
+
+PREDICTIONS = [
+    "def add(a, b):\n    return a + b\n",
+    "def area(r):\n    return 3.14 * r * r\n",
+    "for i in range(10):\n    print(i)\n",
+    "x = [i * i for i in range(5)]\n",
+]
+REFERENCES = [
+    "def add(x, y):\n    return x + y\n",
+    "def area(radius):\n    return 3.14159 * radius ** 2\n",
+    "for i in range(10):\n    print(i)\n",
+    "squares = [n ** 2 for n in range(5)]\n",
+]
+
+DEFAULT_CASE = {
+    # keyword arguments of compute(), split across processes by item in the distributed test
+    "batch": {"predictions": PREDICTIONS, "references": REFERENCES},
+    # extra keyword arguments of compute() that are not features
+    "options": {},
+    # (compute keyword arguments, exception type, text the message must contain)
+    "bad": [
+        ({"predictions": PREDICTIONS, "references": REFERENCES[:3]}, ValueError, "references"),
+        ({"predictions": [], "references": []}, ValueError, "empty"),
+        ({"predictions": PREDICTIONS[:3] + [None], "references": REFERENCES}, (TypeError, ValueError), "predictions"),
+    ],
+}
+
+CASES: dict[str, dict] = {}
+
+
+def case_for(name: str, features: list[str]) -> dict:
+    if name in CASES:
+        return CASES[name]
+    if sorted(features) == ["predictions", "references"]:
+        return DEFAULT_CASE
+    raise AssertionError(
+        f"metrics/{name} has features {features}; add its inputs to tests/module_cases.py"
+    )
