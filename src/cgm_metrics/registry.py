@@ -13,6 +13,12 @@ from .metric import Metric
 
 _REGISTRY: dict[str, str] = {
     "chrf_code": "cgm_metrics.chrf:ChrfCodeMetric",
+    "codebleu": "cgm_metrics.codebleu:CodeBleuMetric",
+    "ruby": "cgm_metrics.ruby:RubyMetric",
+    "edit_sim": "cgm_metrics.edit_sim:EditSimMetric",
+    "bleu": "cgm_metrics.classic:BleuMetric",
+    "rouge_l": "cgm_metrics.classic:RougeLMetric",
+    "meteor": "cgm_metrics.classic:MeteorMetric",
 }
 
 
