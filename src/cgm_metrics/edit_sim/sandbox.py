@@ -1,0 +1,255 @@
+"""Run untrusted programs (generated code plus its unit tests) to obtain PASS, safely.
+
+Nothing runs unless the caller opts in with ``allow_code_execution=True`` or the environment
+variable ``HF_ALLOW_CODE_EVAL=1`` (the switch of evaluate's ``code_eval``).
+
+Each program runs in a fresh interpreter started by ``_sandbox_child.py``, which on Linux with
+the right to create namespaces (root, or CAP_SYS_ADMIN) gives it:
+
+- new PID, mount and network namespaces: no network at all (not even loopback), private
+  empty ``/tmp``, ``/var/tmp`` and ``/dev/shm``, its own ``/proc``; when the run ends or times
+  out, the namespace's init dies and the kernel kills every process the program started;
+- a uid of its own (not root), so it cannot write to the host's files and RLIMIT_NPROC bounds
+  its process count (fork bombs), which the kernel does not enforce for root;
+- CPU-time, address-space, process-count, file-size, open-file and core-dump limits, and a
+  wall-clock timeout;
+- a temporary working directory, deleted with the run.
+
+Where namespaces are unavailable the run is refused (``require_isolation=True``, the default);
+with ``require_isolation=False`` it runs with the resource limits only, in its own process
+group, which is killed at the end (no network isolation, no uid change).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+CHILD_SCRIPT = Path(__file__).with_name("_sandbox_child.py")
+ENV_SWITCH = "HF_ALLOW_CODE_EVAL"
+_OUTPUT_LIMIT = 64 * 1024
+_UID_RANGE = (1_000_000, 1_999_999_999)
+
+OPT_IN_MESSAGE = (
+    "Running unit tests executes untrusted model-generated code. cgm-metrics runs it in a "
+    "sandbox (separate process, namespaces, own uid, resource limits, no network), but it only "
+    "does so when you opt in explicitly: pass `allow_code_execution=True`, or set the "
+    f'environment variable {ENV_SWITCH}="1" (as for evaluate\'s code_eval). Alternatively pass '
+    "the pass/fail outcomes you already have as `passed=[...]`."
+)
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """The outcome of one sandboxed run."""
+
+    passed: bool
+    status: str  # "passed", "failed", "timeout" or "killed" (by a signal, e.g. a limit)
+    returncode: int
+    stdout: str
+    stderr: str
+    isolation: tuple[str, ...]  # the protections that were in force
+    duration: float  # wall-clock seconds
+    leftover_processes: int  # processes still alive after the run, killed by the cleanup
+
+
+def code_execution_allowed(allow_code_execution: bool = False) -> bool:
+    """True when the caller opted in, by argument or by ``HF_ALLOW_CODE_EVAL=1``."""
+    return bool(allow_code_execution) or os.environ.get(ENV_SWITCH, "") == "1"
+
+
+def require_opt_in(allow_code_execution: bool = False) -> None:
+    if not code_execution_allowed(allow_code_execution):
+        raise ValueError(OPT_IN_MESSAGE)
+
+
+def _interpreter_paths() -> list[str]:
+    executable = os.path.realpath(sys.executable)
+    paths = {sys.base_prefix, sys.prefix, sys.exec_prefix, os.path.dirname(executable)}
+    return sorted(os.path.realpath(p) for p in paths)
+
+
+def _processes_of(uid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def _kill_uid(uid: int) -> int:
+    """Kill every process running as ``uid`` (the run's own uid); returns how many were found."""
+    killed: set[int] = set()
+    for _ in range(50):
+        pids = _processes_of(uid)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.01)
+    return len(killed)
+
+
+def _tail(path: Path) -> str:
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - _OUTPUT_LIMIT))
+        return handle.read().decode("utf-8", errors="replace")
+
+
+def run_program(
+    source: str,
+    timeout: float = 3.0,
+    memory_mb: int = 1024,
+    max_processes: int = 32,
+    max_file_mb: int = 16,
+    require_isolation: bool = True,
+    allow_code_execution: bool = False,
+) -> ExecutionResult:
+    """Run the Python program ``source`` in the sandbox; it passes when it exits with 0.
+
+    Raises ``ValueError`` without the opt-in, ``RuntimeError`` when the sandbox cannot be set
+    up (e.g. no namespaces and ``require_isolation=True``).
+    """
+    require_opt_in(allow_code_execution)
+    if not isinstance(source, str):
+        raise TypeError(f"`source` must be a string of Python code, got {type(source).__name__}.")
+    if not (isinstance(timeout, (int, float)) and 0 < timeout <= 3600):
+        raise ValueError(f"`timeout` must be a number of seconds in (0, 3600], got {timeout!r}.")
+    if os.name != "posix":
+        raise NotImplementedError("Code execution is supported on POSIX systems only.")
+    host_dir = Path(tempfile.mkdtemp(prefix="cgm-sandbox-"))
+    uid = None
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        uid = random.SystemRandom().randint(*_UID_RANGE)
+    start = time.monotonic()
+    process = None
+    try:
+        program_file = host_dir / "program.py"
+        program_file.write_text(source, encoding="utf-8")
+        config = {
+            "program_file": str(program_file),
+            "host_dir": str(host_dir),
+            "python": os.path.realpath(sys.executable),
+            "interpreter_paths": _interpreter_paths(),
+            "timeout": float(timeout),
+            "cpu_seconds": max(1, int(timeout + 0.999)),
+            "memory_bytes": int(memory_mb) * 1024 * 1024,
+            "max_processes": int(max_processes),
+            "max_file_bytes": int(max_file_mb) * 1024 * 1024,
+            "uid": uid,
+            "namespaces": sys.platform.startswith("linux"),
+            "require_isolation": bool(require_isolation),
+        }
+        with (
+            open(host_dir / "stdout", "wb") as out,
+            open(host_dir / "stderr", "wb") as err,
+            open(host_dir / "status", "wb") as status,
+        ):
+            config["status_fd"] = status.fileno()
+            process = subprocess.Popen(
+                [sys.executable, "-I", "-B", str(CHILD_SCRIPT), json.dumps(config)],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                pass_fds=(status.fileno(),),
+                start_new_session=True,
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+            )
+            try:
+                returncode = process.wait(timeout=timeout + 30)
+            except subprocess.TimeoutExpired:  # the launcher itself hung: should not happen
+                os.killpg(process.pid, signal.SIGKILL)
+                returncode = process.wait()
+        duration = time.monotonic() - start
+        report: dict = {}
+        for line in (host_dir / "status").read_text(encoding="utf-8").splitlines():
+            report.update(json.loads(line))
+        if returncode == 126 and "namespace_error" in report:
+            raise RuntimeError(
+                "cannot isolate the program (creating Linux namespaces failed: "
+                f"{report['namespace_error']}); run as root or with CAP_SYS_ADMIN, or pass "
+                "require_isolation=False to run it with resource limits only."
+            )
+        if "setup_error" in report:
+            raise RuntimeError(f"the sandbox could not be set up: {report['setup_error']}")
+        if returncode == 0:
+            status_name = "passed"
+        elif report.get("timed_out") or report.get("signal") == signal.SIGXCPU:
+            status_name = "timeout"
+        elif returncode > 128:
+            status_name = "killed"
+        else:
+            status_name = "failed"
+        isolation = tuple(report.get("isolation", [])) + tuple(report.get("filesystem", []))
+        isolation += ("rlimits", "temporary_directory")
+        return ExecutionResult(
+            passed=returncode == 0,
+            status=status_name,
+            returncode=returncode,
+            stdout=_tail(host_dir / "stdout"),
+            stderr=_tail(host_dir / "stderr"),
+            isolation=isolation,
+            duration=duration,
+            leftover_processes=_cleanup(process, uid),
+        )
+    finally:
+        if process is not None:
+            _cleanup(process, uid)
+        shutil.rmtree(host_dir, ignore_errors=True)
+
+
+def _cleanup(process: subprocess.Popen, uid: int | None) -> int:
+    """Kill what may be left of a run: its session and any process under its uid."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    return _kill_uid(uid) if uid is not None else 0
+
+
+def run_tests(
+    predictions: Sequence[str],
+    tests: Sequence[str],
+    timeout: float = 3.0,
+    num_workers: int = 2,
+    allow_code_execution: bool = False,
+    **limits,
+) -> list[ExecutionResult]:
+    """Run ``prediction + "\\n" + test`` for every item (code_eval's convention), in parallel."""
+    require_opt_in(allow_code_execution)
+    if len(tests) != len(predictions):
+        raise ValueError(
+            f"`predictions` has {len(predictions)} items but `tests` has {len(tests)}; give one "
+            "test program per prediction."
+        )
+    for index, test in enumerate(tests):
+        if not isinstance(test, str):
+            raise TypeError(f"`tests[{index}]` is {type(test).__name__}, not a string.")
+    programs = [f"{prediction}\n{test}" for prediction, test in zip(predictions, tests)]
+    with ThreadPoolExecutor(max_workers=max(1, int(num_workers))) as pool:
+        futures = [
+            pool.submit(run_program, program, timeout, allow_code_execution=True, **limits)
+            for program in programs
+        ]
+        return [future.result() for future in futures]
