@@ -148,8 +148,13 @@ def run_worker(config, workdir, program):
             os.setresuid(uid, uid, uid)
         set_limits(config)
         os.closerange(3, 1 << 16)
-        env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "LANG": "C.UTF-8",
-               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": workdir,
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0",
+        }
         os.execve(config["python"], [config["python"], "-I", "-B", program], env)
     except BaseException as error:  # noqa: BLE001 - report anything, then die
         try:

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def pass_at_k_per_task(num_samples: Sequence[int], num_correct: Sequence[int], k: int) -> np.ndarray:
+def pass_at_k_per_task(
+    num_samples: Sequence[int], num_correct: Sequence[int], k: int
+) -> np.ndarray:
     """The unbiased pass@k estimate of every task, shape ``(n_tasks,)``.
 
     >>> pass_at_k_per_task([2, 5], [1, 0], 1).tolist()
@@ -30,7 +32,7 @@ def pass_at_k_per_task(num_samples: Sequence[int], num_correct: Sequence[int], k
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"`k` must be a positive integer, got {k!r}.")
     k = int(k)
-    for task, (n, c) in enumerate(zip(samples.tolist(), correct.tolist())):
+    for task, (n, c) in enumerate(zip(samples.tolist(), correct.tolist(), strict=True)):
         if c > n:
             raise ValueError(
                 f"task {task} has {c} correct samples out of {n}; `num_correct` cannot exceed "
@@ -42,7 +44,7 @@ def pass_at_k_per_task(num_samples: Sequence[int], num_correct: Sequence[int], k
                 f"smaller k or more samples (evaluate's code_eval silently drops such k)."
             )
     result = np.ones(samples.size, dtype=np.float64)
-    for task, (n, c) in enumerate(zip(samples.tolist(), correct.tolist())):
+    for task, (n, c) in enumerate(zip(samples.tolist(), correct.tolist(), strict=True)):
         if n - c >= k:  # otherwise every draw of k samples contains a correct one
             result[task] = 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
     return result

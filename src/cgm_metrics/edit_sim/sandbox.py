@@ -246,7 +246,9 @@ def run_tests(
     for index, test in enumerate(tests):
         if not isinstance(test, str):
             raise TypeError(f"`tests[{index}]` is {type(test).__name__}, not a string.")
-    programs = [f"{prediction}\n{test}" for prediction, test in zip(predictions, tests)]
+    programs = [
+        f"{prediction}\n{test}" for prediction, test in zip(predictions, tests, strict=True)
+    ]
     with ThreadPoolExecutor(max_workers=max(1, int(num_workers))) as pool:
         futures = [
             pool.submit(run_program, program, timeout, allow_code_execution=True, **limits)

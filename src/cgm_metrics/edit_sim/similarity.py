@@ -41,7 +41,7 @@ def edit_similarities(
     """EDIT-SIM of every item against its best reference, shape ``(n_items,)``."""
     check_unit(unit)
     values = np.empty(len(predictions), dtype=np.float64)
-    for index, (prediction, refs) in enumerate(zip(predictions, references)):
+    for index, (prediction, refs) in enumerate(zip(predictions, references, strict=True)):
         values[index] = max(edit_similarity(prediction, ref, unit) for ref in refs)
     return values
 
@@ -134,7 +134,9 @@ class EditSimMetric(MeanOfItems):
 
     def signature(self) -> str:
         base = super().signature()
-        return base.replace("|version:", "|pass:given|version:") if self.passed is not None else base
+        return (
+            base.replace("|version:", "|pass:given|version:") if self.passed is not None else base
+        )
 
     def compute(
         self, predictions: Any, references: Any, per_item: bool = False, passed: Any = None
