@@ -1,0 +1,8 @@
+"""``python -m cgm_metrics`` runs the ``cgm`` command."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

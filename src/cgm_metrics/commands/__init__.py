@@ -1,0 +1,2 @@
+"""Subcommands of ``cgm``: each module exposes ``add_parser(subparsers)`` and
+``run(args) -> int``."""

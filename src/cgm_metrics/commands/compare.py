@@ -1,0 +1,265 @@
+"""``cgm compare``: every pair of systems, adjusted p-values, verdicts and the minimum
+detectable difference."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ..io import InputError
+from . import _common as common
+from . import score as score_command
+
+METHODS = ("paired_bootstrap", "approximate_randomization")
+CORRECTIONS = ("holm", "bh")
+CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
+
+DESCRIPTION = """\
+Compare systems on the same items: scores with confidence intervals, a paired test for every
+pair of systems with p-values adjusted for the number of pairs (Holm by default), a
+plain-language verdict per pair, and the minimum detectable difference: the smallest
+difference this test set can detect at the chosen alpha and power.
+
+Inputs as for `cgm score` (plain text with \\n escapes, or JSONL; --graded for the canonical
+graded-outputs JSONL).
+
+examples:
+  cgm compare --references refs.txt model_a.txt model_b.txt model_c.txt
+  cgm compare --references refs.txt a.jsonl b.jsonl --metrics codebleu --method approximate_randomization
+  cgm compare --graded hs.graded.jsonl --json comparison.json --csv pairs.csv
+"""
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="test which systems differ significantly",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("systems", nargs="*", metavar="SYSTEM_FILE",
+                        help="one file of outputs per system (at least two)")
+    group = parser.add_argument_group("data")
+    group.add_argument(
+        "--references", action="append", metavar="FILE",
+        help="reference file; repeat for several references per item",
+    )
+    group.add_argument("--names", nargs="+", metavar="NAME",
+                       help="system names (default: file names without extension)")
+    group.add_argument("--graded", metavar="FILE",
+                       help="canonical graded JSONL with every system's outputs")
+    group.add_argument("--system", nargs="+", metavar="NAME",
+                       help="with --graded: only these systems")
+    common.add_input_arguments(parser)
+    common.add_metric_arguments(parser)
+    add_test_arguments(parser)
+    common.add_output_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def add_test_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("significance test")
+    group.add_argument("--method", choices=METHODS, default="paired_bootstrap",
+                       help="paired test (default: paired_bootstrap)")
+    group.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                       help="adjustment of p-values over all pairs: holm (Holm-Bonferroni, "
+                       "default) or bh (Benjamini-Hochberg)")
+    group.add_argument("--alpha", type=common.probability, default=0.05,
+                       help="significance level (default: 0.05)")
+    group.add_argument("--power", type=common.probability, default=0.8,
+                       help="power for the minimum detectable difference (default: 0.8)")
+    group.add_argument(
+        "--n-resamples", type=common.positive_int, default=None, metavar="R",
+        help="resamples of the test (default: 1000 for the bootstrap, 10000 for "
+        "approximate randomization); confidence intervals use 1000",
+    )
+    group.add_argument("--seed", type=int, default=12345, help="random seed (default: 12345)")
+
+
+# ---------------------------------------------------------------- the comparison itself
+
+
+def _get(mapping: dict, *keys, default=None):
+    for key in keys:
+        if key in mapping:
+            return mapping[key]
+    return default
+
+
+def pairs_from_result(result: dict, systems: list[str]) -> list[dict]:
+    """The per-pair rows of ``ComparisonResult.to_dict()`` as
+    ``{"a", "b", "p_value", "p_adjusted", "significant"}``, in the order of
+    ``systems``."""
+    rows = []
+    for pair in _get(result, "pairs", "comparisons", default=[]):
+        a = _get(pair, "system_a", "a")
+        b = _get(pair, "system_b", "b")
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "p_value": float(_get(pair, "p_value")),
+                "p_adjusted": float(_get(pair, "p_adjusted", "adjusted_p_value",
+                                         "p_value_adjusted", "p_value")),
+                "significant": bool(_get(pair, "significant")),
+                "verdict": _get(pair, "verdict"),
+            }
+        )
+    order = {name: index for index, name in enumerate(systems)}
+    rows.sort(key=lambda r: (order.get(r["a"], 0), order.get(r["b"], 0)))
+    return rows
+
+
+def verdict(pair: dict, higher_is_better: bool = True) -> str:
+    """``"A > B, significant"`` or ``"no detectable difference"`` (``delta`` = A - B)."""
+    if not pair["significant"]:
+        return "no detectable difference"
+    a_wins = (pair["delta"] > 0) == higher_is_better
+    winner, loser = (pair["a"], pair["b"]) if a_wins else (pair["b"], pair["a"])
+    return f"{winner} > {loser}, significant"
+
+
+def compare_metric(
+    library, metric, stats_by_system: dict[str, np.ndarray], args: argparse.Namespace,
+    ci_resamples: int = 1000, confidence: float = 0.95,
+) -> dict:
+    """Scores with CIs, the pairwise tests and the minimum detectable differences of one
+    metric."""
+    systems = list(stats_by_system)
+    scores = {}
+    for system, rows in stats_by_system.items():
+        value, low, high = library.bootstrap_ci(
+            rows, metric, n_resamples=ci_resamples, seed=args.seed, confidence=confidence
+        )
+        scores[system] = {"score": float(value), "low": float(low), "high": float(high)}
+    result = library.compare_systems(
+        stats_by_system, metric, method=args.method, n_resamples=args.n_resamples,
+        seed=args.seed, alpha=args.alpha, correction=args.correction,
+    )
+    result_dict = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+    pairs = pairs_from_result(result_dict, systems)
+    for pair in pairs:
+        pair["delta"] = float(
+            metric.corpus_score(stats_by_system[pair["a"]])
+            - metric.corpus_score(stats_by_system[pair["b"]])
+        )
+        pair["mdd"] = None
+        if hasattr(library, "minimum_detectable_difference"):
+            mdd = library.minimum_detectable_difference(
+                stats_by_system[pair["a"]], stats_by_system[pair["b"]], metric,
+                alpha=args.alpha, power=args.power,
+            )
+            pair["mdd"] = float(mdd) if np.ndim(mdd) == 0 else float(_get(dict(mdd), "mdd"))
+        # the library's wording when it gives one, else the same wording made here
+        pair["verdict"] = pair["verdict"] or verdict(
+            pair, getattr(metric, "higher_is_better", True))
+    return {
+        "scale": metric.scale,
+        "signature": metric.signature(),
+        "scores": scores,
+        "pairs": pairs,
+        "comparison": result_dict,
+    }
+
+
+def run_comparison(metric_set, stats, args, confidence: float = 0.95) -> dict:
+    library = common.require_significance()
+    return {
+        name: compare_metric(library, metric_set.metrics[name], stats[name], args,
+                             confidence=confidence)
+        for name in metric_set.names
+    }
+
+
+# ---------------------------------------------------------------- presentation
+
+
+def matrix_rows(systems: list[str], pairs: list[dict]) -> list[list[str]]:
+    """Adjusted p-values as a system x system matrix (``*`` marks significant pairs)."""
+    cell = {}
+    for pair in pairs:
+        text = common.format_p(pair["p_adjusted"]) + ("*" if pair["significant"] else "")
+        cell[(pair["a"], pair["b"])] = cell[(pair["b"], pair["a"])] = text
+    return [[a] + ["-" if a == b else cell.get((a, b), "") for b in systems] for a in systems]
+
+
+def print_comparison(results: dict, systems: list[str], n_items: int, args) -> None:
+    correction = CORRECTION_NAMES[args.correction]
+    for name, result in results.items():
+        scale = result["scale"]
+        scale_text = "0-100" if scale >= 10 else "0-1"
+        print(f"\n== {name} ({scale_text}) ==")
+        print(common.table(
+            ["system", "score", "95% CI"],
+            [[s, common.format_value(v["score"], scale),
+              f"[{common.format_value(v['low'], scale)}, {common.format_value(v['high'], scale)}]"]
+             for s, v in result["scores"].items()],
+        ))
+        print(f"\npairs ({args.method}, p-values {correction}-adjusted over "
+              f"{len(result['pairs'])} pairs, alpha {args.alpha}):")
+        print(common.table(
+            ["A vs B", "A - B", "p", f"p ({correction})", "MDD", "verdict"],
+            [[f"{p['a']} vs {p['b']}", _signed(p["delta"], scale), common.format_p(p["p_value"]),
+              common.format_p(p["p_adjusted"]), common.format_value(p["mdd"], scale),
+              p["verdict"]]
+             for p in result["pairs"]],
+            align="lrrrrl",
+        ))
+        print(f"\nsignificance matrix ({correction}-adjusted p-values, * = significant):")
+        print(common.table([""] + systems, matrix_rows(systems, result["pairs"])))
+        mdds = [p["mdd"] for p in result["pairs"] if p["mdd"] is not None]
+        if mdds:
+            print(f"\nWith {n_items} items, differences below "
+                  f"{common.format_value(min(mdds), scale)}-"
+                  f"{common.format_value(max(mdds), scale)} {name} points (MDD, power "
+                  f"{args.power}) cannot be reliably detected.")
+
+
+def _signed(value: float, scale: float) -> str:
+    text = common.format_value(abs(value), scale)
+    return ("-" if value < 0 else "+") + text
+
+
+def pair_csv(results: dict) -> tuple[list[str], list[list]]:
+    headers = ["metric", "system_a", "system_b", "score_a", "score_b", "delta_a_minus_b", "p_value",
+               "p_adjusted", "significant", "mdd", "verdict"]
+    rows = []
+    for name, result in results.items():
+        for p in result["pairs"]:
+            rows.append([name, p["a"], p["b"], result["scores"][p["a"]]["score"],
+                         result["scores"][p["b"]]["score"], p["delta"], p["p_value"],
+                         p["p_adjusted"], p["significant"], p["mdd"], p["verdict"]])
+    return headers, rows
+
+
+def settings(args) -> dict:
+    return {"method": args.method, "correction": args.correction, "alpha": args.alpha,
+            "power": args.power, "n_resamples": args.n_resamples, "seed": args.seed}
+
+
+def run(args: argparse.Namespace) -> int:
+    lang = common.check_language(args.lang)
+    metric_set = common.load_metrics(args.metrics or common.DEFAULT_METRICS, lang,
+                                     explicit=bool(args.metrics))
+    references, systems = score_command.read_data(args, args.systems)
+    if len(systems) < 2:
+        raise InputError(f"compare needs at least two systems, got {len(systems)}; give two "
+                         "or more SYSTEM_FILEs (or a --graded file with two systems).")
+    common.require_significance()
+    score_command.report_skipped(metric_set)
+    runner = common.StatisticsRunner(args.jobs, common.want_progress(args))
+    stats = runner.run(metric_set, systems, references)
+    results = run_comparison(metric_set, stats, args)
+    names = list(systems)
+    print(f"{len(references)} items, {len(names)} systems, language {lang}")
+    print_comparison(results, names, len(references), args)
+    if args.json:
+        common.write_json(args.json, {
+            "command": "compare", "n_items": len(references), "lang": lang,
+            "systems": names, **settings(args), "skipped_metrics": metric_set.skipped,
+            "metrics": results,
+        })
+    if args.csv:
+        common.write_csv(args.csv, *pair_csv(results))
+    return 0

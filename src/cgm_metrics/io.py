@@ -1,0 +1,267 @@
+"""Reading predictions and references from files, for the ``cgm`` command.
+
+Two formats:
+
+* **Plain text**: one item per line. Multi-line code is written on one line with escapes:
+  ``\\n`` is a newline, ``\\t`` a tab, ``\\r`` a carriage return and ``\\\\`` a backslash;
+  a backslash before any other character is kept as it is. So ``print("a\\\\nb")`` on a line
+  is the code ``print("a\\nb")``. :func:`escape_code` writes code in this convention;
+  ``unescape=False`` reads lines verbatim.
+* **JSONL**: one JSON object per line with named fields (default ``"prediction"`` and
+  ``"references"``); a reference field may hold a string or a list of strings (several
+  references for one item). Blank lines are skipped; errors name the line number.
+
+The canonical graded-outputs JSONL (one row per item and system, see DESIGN.md) is read by
+:func:`read_graded`.
+
+Every problem a user can fix raises :class:`InputError` (a ``ValueError``) naming the file,
+the line and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+FORMATS = ("auto", "text", "jsonl")
+
+
+class InputError(ValueError):
+    """A problem with the user's input files that the user can fix."""
+
+
+_UNESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+
+
+def unescape_code(line: str) -> str:
+    """Turn one line of the plain-text format into code (``\\n`` -> newline, ``\\\\`` -> ``\\``).
+
+    >>> print(unescape_code("def f():\\\\n    return 1"))
+    def f():
+        return 1
+    """
+    if "\\" not in line:
+        return line
+    out: list[str] = []
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "\\" and index + 1 < len(line) and line[index + 1] in _UNESCAPES:
+            out.append(_UNESCAPES[line[index + 1]])
+            index += 2
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def escape_code(code: str) -> str:
+    """Write code as one line of the plain-text format; ``unescape_code`` inverts it.
+
+    >>> escape_code('print("a\\\\nb")\\nx = 1')
+    'print("a\\\\\\\\nb")\\\\nx = 1'
+    """
+    return (
+        code.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    )
+
+
+def detect_format(path: str | Path, fmt: str = "auto") -> str:
+    """``"jsonl"`` for ``.jsonl``/``.ndjson`` files (or when asked), else ``"text"``."""
+    if fmt not in FORMATS:
+        raise InputError(f"Unknown input format {fmt!r}; choose one of {', '.join(FORMATS)}.")
+    if fmt != "auto":
+        return fmt
+    return "jsonl" if Path(path).suffix.lower() in JSONL_SUFFIXES else "text"
+
+
+def _open_text(path: str | Path) -> str:
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"File not found: {path}. Check the path (it is read relative to "
+                         f"the current directory {Path.cwd()}).")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory; give a file with one item per line.")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path} is not UTF-8 text (byte {error.start}); save it as UTF-8."
+        ) from None
+
+
+def read_text_lines(path: str | Path, unescape: bool = True) -> list[str]:
+    """One item per line; a final newline does not make an extra item; empty lines are
+    empty items."""
+    text = _open_text(path)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return [unescape_code(line) for line in lines] if unescape else lines
+
+
+def read_jsonl_rows(path: str | Path) -> list[tuple[int, dict]]:
+    """``(line number, object)`` for every non-blank line of a JSONL file."""
+    rows: list[tuple[int, dict]] = []
+    for number, line in enumerate(_open_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"{path}, line {number}: malformed JSON ({error.msg} at column {error.colno}). "
+                "Each line of a JSONL file must be one complete JSON object."
+            ) from None
+        if not isinstance(value, dict):
+            raise InputError(
+                f"{path}, line {number}: expected a JSON object ({{...}}), got "
+                f"{type(value).__name__}."
+            )
+        rows.append((number, value))
+    return rows
+
+
+def _field(path: str | Path, number: int, row: dict, field: str) -> object:
+    if field not in row:
+        keys = ", ".join(repr(key) for key in row) or "none"
+        raise InputError(
+            f"{path}, line {number}: no field {field!r} (fields present: {keys}). "
+            "Name the field with --field / --reference-field."
+        )
+    return row[field]
+
+
+def _as_prediction(path: str | Path, number: int, value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(
+            f"{path}, line {number}: field {field!r} must be a string, got "
+            f"{type(value).__name__}."
+        )
+    return value
+
+
+def _as_references(path: str | Path, number: int, value: object, field: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        return list(value)
+    raise InputError(
+        f"{path}, line {number}: field {field!r} must be a string or a non-empty list of "
+        f"strings, got {json.dumps(value)[:60]}."
+    )
+
+
+def read_predictions(
+    path: str | Path, fmt: str = "auto", field: str = "prediction", unescape: bool = True
+) -> list[str]:
+    """The predictions of one system: lines of a text file or one field of a JSONL file."""
+    if detect_format(path, fmt) == "text":
+        return read_text_lines(path, unescape)
+    return [
+        _as_prediction(path, number, _field(path, number, row, field), field)
+        for number, row in read_jsonl_rows(path)
+    ]
+
+
+def read_references(
+    path: str | Path, fmt: str = "auto", field: str = "references", unescape: bool = True
+) -> list[list[str]]:
+    """The references of every item (a list per item) from a text or JSONL file."""
+    if detect_format(path, fmt) == "text":
+        return [[line] for line in read_text_lines(path, unescape)]
+    return [
+        _as_references(path, number, _field(path, number, row, field), field)
+        for number, row in read_jsonl_rows(path)
+    ]
+
+
+def merge_references(
+    sources: list[tuple[str, list[list[str]]]],
+) -> list[list[str]]:
+    """Join references from several files item by item (several references per item).
+
+    ``sources`` is ``[(file name, references per item)]``; all must have the same length.
+    """
+    check_same_length([(name, len(refs)) for name, refs in sources])
+    merged: list[list[str]] = [[] for _ in range(len(sources[0][1]))] if sources else []
+    for _, refs in sources:
+        for index, item in enumerate(refs):
+            merged[index].extend(item)
+    return merged
+
+
+def check_same_length(counts: list[tuple[str, int]]) -> None:
+    """Raise :class:`InputError` naming every file and its item count if they differ."""
+    if len({count for _, count in counts}) > 1:
+        listing = "; ".join(f"{name}: {count} items" for name, count in counts)
+        raise InputError(
+            f"The input files have different numbers of items ({listing}). Every file needs "
+            "exactly one line (or JSONL row) per item, in the same order."
+        )
+
+
+@dataclass(frozen=True)
+class GradedData:
+    """Systems' outputs on shared items from a canonical graded-outputs JSONL file."""
+
+    items: list[object]  # item ids in order of first appearance
+    systems: list[str]  # system names in order of first appearance
+    references: list[list[str]]  # per item
+    predictions: dict[str, list[str]]  # per system, aligned with ``items``
+    grades: dict[str, list[float | None]]  # per system, the aggregated "grade" when present
+
+
+def read_graded(path: str | Path) -> GradedData:
+    """Read the canonical graded JSONL (one row per item and system, in any order)."""
+    rows = read_jsonl_rows(path)
+    if not rows:
+        raise InputError(f"{path} has no rows.")
+    item_index: dict[str, int] = {}
+    items: list[object] = []
+    systems: list[str] = []
+    references: list[list[str] | None] = []
+    cells: dict[str, dict[int, tuple[str, float | None]]] = {}
+    for number, row in rows:
+        item = _field(path, number, row, "item")
+        system = _field(path, number, row, "system")
+        if not isinstance(system, str):
+            raise InputError(f"{path}, line {number}: field 'system' must be a string.")
+        prediction = _as_prediction(path, number, _field(path, number, row, "prediction"),
+                                    "prediction")
+        refs = _as_references(path, number, _field(path, number, row, "references"),
+                              "references")
+        key = json.dumps(item, sort_keys=True)
+        if key not in item_index:
+            item_index[key] = len(items)
+            items.append(item)
+            references.append(refs)
+        index = item_index[key]
+        if system not in cells:
+            systems.append(system)
+            cells[system] = {}
+        if index in cells[system]:
+            raise InputError(
+                f"{path}, line {number}: item {item!r} appears twice for system {system!r}."
+            )
+        grade = row.get("grade")
+        cells[system][index] = (prediction, float(grade) if isinstance(grade, (int, float))
+                                else None)
+    for system in systems:
+        missing = [items[i] for i in range(len(items)) if i not in cells[system]]
+        if missing:
+            shown = ", ".join(repr(m) for m in missing[:5])
+            raise InputError(
+                f"{path}: system {system!r} has no row for {len(missing)} item(s) ({shown}"
+                f"{', ...' if len(missing) > 5 else ''}); every system needs every item."
+            )
+    return GradedData(
+        items=items,
+        systems=systems,
+        references=[r for r in references if r is not None],
+        predictions={s: [cells[s][i][0] for i in range(len(items))] for s in systems},
+        grades={s: [cells[s][i][1] for i in range(len(items))] for s in systems},
+    )
