@@ -1,0 +1,30 @@
+"""Paired significance testing on sufficient statistics, exact to sacrebleu and beyond it.
+
+>>> from cgm_metrics.significance import paired_test_texts
+>>> result = paired_test_texts(["x = 1", "y = 2", "z = 3"], ["x = 1", "y = 2", "z = 4"],
+...                            ["x = 1", "y = 2", "z = 3"], metric="chrf")
+>>> result.verdict
+'no detectable difference'
+"""
+
+from .classical import (
+    DetectableDifference,
+    McNemarResult,
+    WilcoxonResult,
+    mcnemar_exact,
+    minimum_detectable_difference,
+    paired_effect_size,
+    wilcoxon_test,
+)
+from .multiple import ComparisonResult, PairComparison, benjamini_hochberg, compare_systems, holm
+from .paired import METHODS, PairedResult, Signature, bootstrap_ci, paired_test
+from .sacrebleu_metrics import SacrebleuBleu, SacrebleuChrf
+from .texts import paired_test_texts, resolve_metric, system_statistics
+
+__all__ = [
+    "METHODS", "ComparisonResult", "DetectableDifference", "McNemarResult", "PairComparison",
+    "PairedResult", "SacrebleuBleu", "SacrebleuChrf", "Signature", "WilcoxonResult",
+    "benjamini_hochberg", "bootstrap_ci", "compare_systems", "holm", "mcnemar_exact",
+    "minimum_detectable_difference", "paired_effect_size", "paired_test", "paired_test_texts",
+    "resolve_metric", "system_statistics", "wilcoxon_test",
+]
