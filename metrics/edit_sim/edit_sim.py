@@ -1,0 +1,108 @@
+"""EDIT-SIM and COMBINED (Dibia et al., 2023): similarity that tells how much effort a
+generation saves, alone or combined with unit-test outcomes, plus pass@k (Chen et al., 2021)."""
+
+import evaluate
+
+from cgm_metrics.edit_sim.evaluate_glue import compute_edit_sim
+from cgm_metrics.hub import code_features
+
+_CITATION = """\
+@inproceedings{dibia2023aligning,
+  title={Aligning Offline Metrics and Human Judgments of Value for Code Generation Models},
+  author={Dibia, Victor and Fourney, Adam and Bansal, Gagan and Poursabzi-Sangdeh, Forough
+          and Liu, Han and Amershi, Saleema},
+  booktitle={Findings of the Association for Computational Linguistics: ACL 2023},
+  pages={8516--8528},
+  year={2023}
+}
+@article{chen2021evaluating,
+  title={Evaluating Large Language Models Trained on Code},
+  author={Chen, Mark and others},
+  journal={arXiv preprint arXiv:2107.03374},
+  year={2021}
+}
+"""
+
+_DESCRIPTION = """\
+EDIT-SIM = 1 - lev(gen, ref) / max(len(gen), len(ref)), the normalised Levenshtein similarity
+of the generated code and the reference on characters (or on code tokens), best reference per
+item, averaged over items. Given unit-test outcomes (`passed`), it also returns PASS, pass@k
+with the unbiased estimator (the same numbers as evaluate's code_eval) and
+COMBINED = min(1, PASS + EDIT-SIM), which Dibia et al. (2023) found to correlate best with
+programmers' judgement of value (Pearson r = 0.70, against 0.61 for PASS and 0.48 for
+EDIT-SIM). Unit tests can also be run here, in a sandbox, with an explicit opt-in.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of str): generated code, one string per item (several samples of one
+        task are several items with the same `task_ids` entry).
+    references (list of str or list of list of str): reference solution(s) per item.
+    passed (list of bool, optional): unit-test outcome of each prediction (e.g. from
+        code_eval's results). Enables "pass", "combined" and pass@k.
+    k (list of int, optional): the k of pass@k; default [1] when outcomes are known. Every
+        task needs at least k samples (an error otherwise, never a silently missing key).
+    task_ids (list, optional): the task of each item, grouping samples for pass@k; default:
+        every item is its own task.
+    unit ("char" or "token"): Levenshtein on characters (the paper's EDIT-SIM, default) or
+        on TranX code tokens.
+    return_per_sample (bool): add per-item "scores" (and "combined_scores" with outcomes).
+    tests (list of str, optional): a test program per item; `prediction + "\\n" + test` is
+        run in the sandbox to obtain `passed`. Needs `allow_code_execution=True` or the
+        environment variable HF_ALLOW_CODE_EVAL="1".
+    allow_code_execution (bool): opt in to running `tests` (default False).
+    timeout (float): wall-clock seconds per program (default 3.0).
+Returns:
+    edit_sim (float, 0..1): mean EDIT-SIM.
+    pass (float, 0..1), combined (float, 0..1), pass@k (float, 0..1 per k): with outcomes.
+    unit (str): the unit used.
+Examples:
+    >>> edit_sim = evaluate.load("cgm/edit_sim")
+    >>> result = edit_sim.compute(predictions=["kitten"], references=["sitting"])
+    >>> round(result["edit_sim"], 4)
+    0.5714
+    >>> result = edit_sim.compute(
+    ...     predictions=["def f(x):\\n    return x+1", "def f(x):\\n    return x-1"],
+    ...     references=["def f(x):\\n    return x + 1", "def f(x):\\n    return x + 1"],
+    ...     passed=[True, False], task_ids=[0, 0], k=[1, 2])
+    >>> result["pass@1"], result["pass@2"], round(result["combined"], 4)
+    (0.5, 1.0, 0.9423)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class EditSim(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=code_features(),
+            reference_urls=["https://aclanthology.org/2023.findings-acl.541/"],
+        )
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        passed=None,
+        k=None,
+        task_ids=None,
+        unit="char",
+        return_per_sample=False,
+        tests=None,
+        allow_code_execution=False,
+        timeout=3.0,
+    ):
+        return compute_edit_sim(
+            predictions,
+            references,
+            passed=passed,
+            k=k,
+            task_ids=task_ids,
+            unit=unit,
+            return_per_sample=return_per_sample,
+            tests=tests,
+            allow_code_execution=allow_code_execution,
+            timeout=timeout,
+        )

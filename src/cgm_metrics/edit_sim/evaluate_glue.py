@@ -1,0 +1,110 @@
+"""The body of the ``edit_sim`` evaluate module (and of the CLI/Space), kept in the library."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.inputs import check_inputs
+from .passk import pass_at_k
+from .sandbox import require_opt_in, run_tests
+from .similarity import EditSimMetric, check_passed, check_unit
+
+
+def group_outcomes(outcomes: np.ndarray, task_ids: Any) -> tuple[list[int], list[int]]:
+    """Samples and correct samples per task, tasks in order of first appearance."""
+    n_items = len(outcomes)
+    if task_ids is None:
+        return [1] * n_items, [int(x) for x in outcomes]
+    if isinstance(task_ids, (str, bytes)) or not isinstance(task_ids, Sequence):
+        if hasattr(task_ids, "tolist"):
+            task_ids = task_ids.tolist()
+        else:
+            raise TypeError("`task_ids` must be a list with the task of each prediction.")
+    task_ids = list(task_ids)
+    if len(task_ids) != n_items:
+        raise ValueError(
+            f"`predictions` has {n_items} items but `task_ids` has {len(task_ids)}; give the "
+            "task of every prediction."
+        )
+    order: dict[Any, int] = {}
+    samples: list[int] = []
+    correct: list[int] = []
+    for index, (task, outcome) in enumerate(zip(task_ids, outcomes, strict=True)):
+        try:
+            slot = order.setdefault(task, len(order))
+        except TypeError:
+            raise TypeError(
+                f"`task_ids[{index}]` is {type(task).__name__}; use strings or integers."
+            ) from None
+        if slot == len(samples):
+            samples.append(0)
+            correct.append(0)
+        samples[slot] += 1
+        correct[slot] += int(outcome)
+    return samples, correct
+
+
+def _check_k(k: Any) -> list[int]:
+    ks = [k] if isinstance(k, int) and not isinstance(k, bool) else k
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence) or not ks:
+        raise TypeError(f"`k` must be a positive integer or a list of them, got {k!r}.")
+    for value in ks:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"`k` must hold positive integers, got {value!r}.")
+    return list(ks)
+
+
+def compute_edit_sim(
+    predictions: Any,
+    references: Any,
+    passed: Any = None,
+    k: Any = None,
+    task_ids: Any = None,
+    unit: str = "char",
+    return_per_sample: bool = False,
+    tests: Any = None,
+    allow_code_execution: bool = False,
+    timeout: float = 3.0,
+) -> dict:
+    """EDIT-SIM, and with outcomes (given or from sandboxed tests) PASS, pass@k and COMBINED."""
+    preds, refs = check_inputs(predictions, references)
+    check_unit(unit)
+    if tests is not None:
+        if passed is not None:
+            raise ValueError("Give either `passed` (known outcomes) or `tests` (to run), not both.")
+        require_opt_in(allow_code_execution)
+        if isinstance(tests, str) or not isinstance(tests, Sequence):
+            raise TypeError("`tests` must be a list with one test program (a string) per item.")
+        results = run_tests(preds, list(tests), timeout=timeout, allow_code_execution=True)
+        passed = [result.passed for result in results]
+    metric = EditSimMetric(unit=unit)
+    if passed is None:
+        if k is not None or task_ids is not None:
+            raise ValueError(
+                "`k` and `task_ids` need unit-test outcomes: pass `passed=[...]` or `tests=[...]`."
+            )
+        stats = metric.statistics(preds, refs)
+        output: dict[str, Any] = {"edit_sim": metric.corpus_score(stats), "unit": unit}
+        if return_per_sample:
+            output["scores"] = [float(x) for x in stats[:, 0]]
+        return output
+    outcomes = check_passed(passed, len(preds))
+    stats = metric.statistics(preds, refs, passed=outcomes)
+    parts = metric.components_from_statistics(stats.sum(axis=0))
+    output = {
+        "edit_sim": float(parts["edit_sim"]),
+        "pass": float(parts["pass"]),
+        "combined": float(parts["combined"]),
+    }
+    samples, correct = group_outcomes(outcomes, task_ids)
+    for value in _check_k([1] if k is None else k):
+        output[f"pass@{value}"] = pass_at_k(samples, correct, value)
+    output["unit"] = unit
+    if return_per_sample:
+        output["scores"] = [float(x) for x in stats[:, 2]]
+        output["combined_scores"] = [float(x) for x in stats[:, 0]]
+        output["passed"] = [bool(x) for x in outcomes]
+    return output
