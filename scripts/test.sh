@@ -14,6 +14,16 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
+# WordNet 3.0 for METEOR (Debian's database, copied where nltk looks; no download at run time).
+if [ ! -f /usr/share/wordnet/index.sense ] && command -v apt-get >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        wordnet-base wordnet-sense-index >/dev/null
+fi
+python -m cgm_metrics.classic.wordnet status >/dev/null 2>&1 \
+    || python -m cgm_metrics.classic.wordnet install
+
 export HF_EVALUATE_OFFLINE=1
 python -m ruff check src tests benchmarks metrics spaces
 python -m pytest -n 2 "$@"
