@@ -1,0 +1,162 @@
+"""One walk over a parsed snippet: a flat tree that the syntax and dataflow parts share.
+
+tree-sitter's Python ``Node`` objects are expensive to create, so each snippet is parsed
+once and walked once with a cursor into plain lists (types, children, fields, byte ranges).
+Everything after that is list indexing, without recursion.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from ..core.languages import LanguageSpec
+from ..core.parsing import parse
+
+# kept whole as one token by the package's tokenizer, whatever their children
+ATOMIC_TYPES = frozenset({"string_literal", "string", "character_literal"})
+
+
+@dataclass
+class FlatTree:
+    """A parse tree in pre-order lists; node 0 is the root."""
+
+    text: str
+    types: list[str]
+    children: list[list[int]]
+    fields: list[str | None]
+    starts: list[int]
+    ends: list[int]
+    named: list[bool]
+    missing: list[bool]
+    unexpected: dict[int, str]  # childless ERROR nodes: their S-expression (names a character)
+    depth: int
+
+    def child_by_field(self, node: int, name: str) -> int | None:
+        for child in self.children[node]:
+            if self.fields[child] == name:
+                return child
+        return None
+
+
+def flatten(code: str, spec: LanguageSpec) -> FlatTree:
+    """Parse ``code`` and flatten its tree with one cursor walk."""
+    parsed = parse(code, spec)
+    cursor = parsed.root.walk()
+    types: list[str] = []
+    children: list[list[int]] = []
+    fields: list[str | None] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    named: list[bool] = []
+    missing: list[bool] = []
+    unexpected: dict[int, str] = {}
+    stack: list[int] = []
+    depth = 0
+    while True:
+        node = cursor.node
+        index = len(types)
+        types.append(node.type)
+        children.append([])
+        fields.append(cursor.field_name)
+        starts.append(node.start_byte)
+        ends.append(node.end_byte)
+        named.append(node.is_named)
+        is_missing = node.is_missing
+        missing.append(is_missing)
+        if stack:
+            children[stack[-1]].append(index)
+        if cursor.goto_first_child():
+            stack.append(index)
+            if len(stack) > depth:
+                depth = len(stack)
+            continue
+        if node.is_error and node.end_byte > node.start_byte:
+            unexpected[index] = str(node)
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return FlatTree(
+                    code, types, children, fields, starts, ends, named, missing, unexpected, depth
+                )
+            stack.pop()
+
+
+def subtree_keys(tree: FlatTree, interned: dict) -> list[int]:
+    """Structural ids of the root and of every node with children (the package's subtrees).
+
+    Two ids are equal exactly when the package's S-expressions (``str(node)``) are equal:
+    named and missing nodes with their field names, anonymous tokens left out. ``interned``
+    maps structures to ids and must be shared by the snippets being compared.
+    """
+    types, children, fields = tree.types, tree.children, tree.fields
+    named, missing = tree.named, tree.missing
+    count = len(types)
+    ids = [0] * count
+    # what a node contributes to its parent's S-expression
+    parts: list[tuple] = [()] * count
+    keys: list[int] = []
+    for node in range(count - 1, -1, -1):
+        kids = children[node]
+        if kids:
+            inner: list = []
+            for child in kids:
+                inner.extend(parts[child])
+            structure = (types[node], missing[node], tuple(inner))
+        elif node in tree.unexpected:
+            structure = (tree.unexpected[node],)
+        else:
+            structure = (types[node], missing[node], ())
+        ident = interned.get(structure)
+        if ident is None:
+            ident = interned[structure] = len(interned)
+        ids[node] = ident
+        if named[node] or missing[node]:
+            parts[node] = ((fields[node], ident),)
+        else:
+            parts[node] = tuple(part for child in kids for part in parts[child])
+        if kids or node == 0:
+            keys.append(ident)
+    return keys
+
+
+def code_tokens(tree: FlatTree) -> tuple[list[int], dict[tuple[int, int], tuple[int, str]]]:
+    """The package's token list: leaves (strings whole, ``comment`` nodes skipped).
+
+    Returns the token nodes and the package's ``index_to_code`` map from a node's byte range
+    to (token position, token text). Text is sliced from each line with tree-sitter's *byte*
+    columns applied to the Python string, as the package does (it differs from the real text
+    after a non-ASCII character on the same line).
+    """
+    types, children, starts, ends = tree.types, tree.children, tree.starts, tree.ends
+    source = tree.text.encode("utf-8", errors="surrogatepass")
+    line_starts = [0]
+    position = source.find(b"\n")
+    while position != -1:
+        line_starts.append(position + 1)
+        position = source.find(b"\n", position + 1)
+    lines = tree.text.split("\n")
+    tokens: list[int] = []
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        kind = types[node]
+        if (not children[node] or kind in ATOMIC_TYPES) and kind != "comment":
+            tokens.append(node)
+        else:
+            stack.extend(reversed(children[node]))
+    index_to_code: dict[tuple[int, int], tuple[int, str]] = {}
+    for position, node in enumerate(tokens):
+        start, end = starts[node], ends[node]
+        start_row = bisect_right(line_starts, start) - 1
+        end_row = bisect_right(line_starts, end) - 1
+        start_col = start - line_starts[start_row]
+        end_col = end - line_starts[end_row]
+        if start_row == end_row:
+            text = lines[start_row][start_col:end_col]
+        else:
+            text = lines[start_row][start_col:]
+            for row in range(start_row + 1, end_row):
+                text += lines[row]
+            text += lines[end_row][:end_col]
+        index_to_code[(start, end)] = (position, text)
+    return tokens, index_to_code
