@@ -204,7 +204,7 @@ class _Walker:
             found, states = self.walk(right, states)
             entries += found
         states = dict(states)
-        for left, right in zip(lefts, rights):
+        for left, right in zip(lefts, rights, strict=False):
             sources = self.variables(right)
             names = tuple(code for _, code in sources)
             positions = tuple(position for position, _ in sources)

@@ -133,7 +133,7 @@ class CodeBleuMetric(Metric):
         spent = {"ngrams": 0.0, "parse": 0.0, "syntax": 0.0, "dataflow": 0.0}
         rows = np.zeros((len(predictions), N_COLUMNS))
         interned: dict = {}
-        for item, (prediction, refs) in enumerate(zip(predictions, references)):
+        for item, (prediction, refs) in enumerate(zip(predictions, references, strict=False)):
             start = clock()
             hypothesis = prediction.strip()
             stripped_refs = [ref.strip() for ref in refs]

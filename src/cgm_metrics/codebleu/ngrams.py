@@ -22,7 +22,7 @@ def _ngrams(tokens: list[str], n: int) -> Counter:
         return Counter()
     if n == 1:
         return Counter(tokens)
-    return Counter(zip(*(tokens[i:] for i in range(n))))
+    return Counter(zip(*(tokens[i:] for i in range(n)), strict=False))
 
 
 def bleu_row(hypothesis: list[str], references: list[list[str]]) -> list[float]:
