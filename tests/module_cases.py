@@ -33,6 +33,16 @@ DEFAULT_CASE = {
 
 CASES: dict[str, dict] = {}
 
+CASES["paired_significance"] = {
+    "batch": {"predictions_a": PREDICTIONS, "predictions_b": REFERENCES, "references": REFERENCES},
+    "options": {"metric": "chrf", "n_resamples": 200},
+    "bad": [
+        ({"predictions_a": PREDICTIONS, "predictions_b": REFERENCES, "references": REFERENCES[:3]}, ValueError, "references"),
+        ({"predictions_a": [], "predictions_b": [], "references": []}, ValueError, "empty"),
+        ({"predictions_a": PREDICTIONS, "predictions_b": REFERENCES, "references": REFERENCES, "method": "t-test"}, ValueError, "method"),
+    ],
+}
+
 
 def case_for(name: str, features: list[str]) -> dict:
     if name in CASES:

@@ -1,0 +1,104 @@
+"""paired_significance: does system B really beat system A on a metric?
+
+Paired bootstrap resampling (Koehn, 2004) and paired approximate randomization (Riezler and
+Maxwell, 2005) on the metric's per-item sufficient statistics, with sacrebleu's draws and
+defaults, confidence intervals, a reproducibility signature and an optional human verdict.
+"""
+
+import datasets
+import evaluate
+from cgm_metrics.significance import paired_test_texts
+
+_CITATION = """\
+@inproceedings{koehn2004statistical,
+  title={Statistical Significance Tests for Machine Translation Evaluation},
+  author={Koehn, Philipp}, booktitle={EMNLP}, year={2004}}
+@inproceedings{riezler2005pitfalls,
+  title={On Some Pitfalls in Automatic Evaluation and Significance Testing for MT},
+  author={Riezler, Stefan and Maxwell, John T.}, booktitle={ACL Workshop on Intrinsic and
+  Extrinsic Evaluation Measures for MT and/or Summarization}, year={2005}}
+"""
+
+_DESCRIPTION = """\
+Paired significance test of two systems' outputs on the same items. The metric's per-item
+sufficient statistics are resampled (a resample is a row of a count matrix; the metric is not
+recomputed), so CodeBLEU, chrF for code, RUBY and sacrebleu's BLEU and chrF are tested exactly
+and fast. With the same seed and number of resamples, BLEU and chrF give the p-values of
+sacrebleu's PairedTest. A loaded evaluate module is also accepted: it is recomputed on every
+resample (slow). System a plays the baseline; delta = score_b - score_a.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions_a (list of str): outputs of system a (the baseline), one per item.
+    predictions_b (list of str): outputs of system b for the same items.
+    references (list of str or list of list of str): reference(s) per item.
+    metric (str or evaluate module): a metric of cgm_metrics ("chrf_code", "codebleu",
+        "ruby", "edit_sim", ...), "bleu" or "chrf" (sacrebleu's, default tokenizer),
+        "registry:bleu" (BLEU with the code tokenizer), or a loaded evaluate module.
+    metric_kwargs (dict): options of the metric (e.g. {"lang": "java"}).
+    method (str): "paired_bootstrap" (default) or "approximate_randomization".
+    n_resamples (int): resamples; default 1000 (bootstrap) or 10000 (randomization).
+    seed (int): random seed, default 12345 (sacrebleu's).
+    alpha (float): significance level in (0, 1), default 0.05.
+    human_a, human_b (list of float): optional per-item human grades of a and b.
+Returns:
+    metric, score_a, score_b, delta, p_value, significant, ci_a, ci_b, ci_delta ([low, high]
+    95% percentile intervals), mean_a, mean_b, half_width_a, half_width_b, method,
+    n_resamples, seed, n_items, verdict, signature, and "human" (human verdict and agreement:
+    "agree", "disagree", "type_i" or "type_ii") when grades are given.
+Examples:
+    >>> import evaluate
+    >>> test = evaluate.load("cgm/paired_significance")
+    >>> refs = ["x = 1", "y = 2", "z = 3", "w = 4"]
+    >>> result = test.compute(predictions_a=["x = 1", "y = 3", "z = 9", "w = 0"],
+    ...                       predictions_b=refs, references=refs, metric="chrf")
+    >>> round(result["delta"], 2), result["p_value"] > 0.05
+    (45.83, False)
+    >>> result["verdict"]
+    'b > a, significant'
+"""
+
+
+def _features():
+    text = datasets.Value("string", id="sequence")
+    return [
+        datasets.Features(
+            {"predictions_a": text, "predictions_b": text,
+             "references": datasets.Sequence(text, id="references")}
+        ),
+        datasets.Features({"predictions_a": text, "predictions_b": text, "references": text}),
+    ]
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class PairedSignificance(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_features(),
+            reference_urls=["https://github.com/mjpost/sacrebleu"],
+        )
+
+    def _compute(
+        self,
+        predictions_a,
+        predictions_b,
+        references,
+        metric="chrf_code",
+        metric_kwargs=None,
+        method="paired_bootstrap",
+        n_resamples=None,
+        seed=12345,
+        alpha=0.05,
+        human_a=None,
+        human_b=None,
+    ):
+        result = paired_test_texts(
+            predictions_a, predictions_b, references, metric=metric,
+            metric_kwargs=metric_kwargs, method=method, n_resamples=n_resamples, seed=seed,
+            alpha=alpha, human_a=human_a, human_b=human_b,
+        )
+        return result.to_dict()
