@@ -7,6 +7,7 @@ defaults, confidence intervals, a reproducibility signature and an optional huma
 
 import datasets
 import evaluate
+
 from cgm_metrics.significance import paired_test_texts
 
 _CITATION = """\
