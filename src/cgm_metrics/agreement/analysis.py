@@ -1,0 +1,384 @@
+"""The agreement analysis: from graded outputs to verdicts, delta bins and correlations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.stats
+
+from . import engine
+from .aggregation import AGGREGATIONS, aggregate
+from .data import GradedData, GradedInputError, check_grade_range, read_graded_jsonl
+from .statistics import ItemStatistics, corpus_bleu_metric, from_values, registry_metric
+
+OUTCOMES = {0: "agree", 1: "type_i", 2: "type_ii", -1: "opposite"}
+DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
+
+
+@dataclass
+class AgreementResult:
+    """Everything the analysis found; :meth:`to_dict` is the JSON of DESIGN.md."""
+
+    protocol: str
+    aggregate: str
+    n_resamples: int
+    seed: int
+    alpha: float
+    bins: tuple
+    systems: list[str]
+    models: list[str]
+    metrics: list[str]  # "grade" first
+    sources: dict[str, str]
+    synthetic: dict[str, dict]
+    pair_probabilities: dict
+    model_scores: dict
+    pairs: list[dict]  # one per unordered pair and metric
+    table: dict[str, list[dict]]
+    correlations: dict = field(default_factory=dict)
+    human_points: float = 25.0
+    correction: str = "holm"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "protocol": self.protocol,
+            "aggregate": self.aggregate,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "alpha": self.alpha,
+            "correction": self.correction,
+            "bins": list(self.bins),
+            "systems": self.systems,
+            "models": self.models,
+            "metrics": self.metrics,
+            "metric_sources": self.sources,
+            "synthetic": self.synthetic,
+            "pair_probabilities": self.pair_probabilities,
+            "model_scores": self.model_scores,
+            "table": self.table,
+            "pairs": self.pairs,
+            "correlations": self.correlations,
+        }
+
+
+def _human_grades(data: GradedData, method: str) -> tuple[np.ndarray, str]:
+    if data.raw_grades is not None:
+        grades = aggregate(data.raw_grades, method)
+        return grades.reshape(data.n_systems, data.n_items), method
+    return np.asarray(data.grade, dtype=np.float64), "given"
+
+
+def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
+                       lang: str) -> list[ItemStatistics]:
+    have_text = data.predictions is not None and data.references is not None
+    out: list[ItemStatistics] = []
+    wanted = list(names) if names is not None else list(data.scores)
+    if names is None and protocol == "evtikhiev2023" and have_text and "bleu" not in wanted:
+        wanted.append("bleu")
+    if names is None and not wanted:
+        wanted = list(DEFAULT_COMPUTED)
+    for name in wanted:
+        if name == "grade":
+            continue
+        if name == "bleu" and protocol == "evtikhiev2023" and have_text:
+            # the study's BLEU: corpus BLEU, code tokenizer, resampled from sacrebleu counts
+            out.append(corpus_bleu_metric(data.predictions, data.references,
+                                          data.scores.get("bleu")))
+        elif name in data.scores:
+            out.append(from_values(name, data.scores[name], "file"))
+        else:
+            if not have_text:
+                raise GradedInputError(
+                    f"metric {name!r} is not in the rows' 'scores' and cannot be computed: "
+                    "rows need 'prediction' and 'references'."
+                )
+            from ..registry import metrics as registered
+
+            if name not in registered():
+                raise GradedInputError(
+                    f"metric {name!r} is neither in the rows' 'scores' ({', '.join(data.scores)}"
+                    f" or none) nor a registered metric ({', '.join(registered())})."
+                )
+            try:
+                out.append(registry_metric(name, data.predictions, data.references, lang))
+            except ImportError as error:
+                if names is not None:
+                    raise GradedInputError(f"metric {name!r} is not available in this "
+                                           f"installation ({error}).") from None
+    if not out:
+        raise GradedInputError("no metric to compare with the human grades: give 'scores' in "
+                               "the rows or name registered metrics (--metrics).")
+    return out
+
+
+def _verdict(p_or_fraction: float, protocol: str, alpha: float, delta: float) -> int:
+    """+1 / -1 (significantly better / worse) or 0."""
+    if protocol == "evtikhiev2023":
+        if p_or_fraction >= 1 - alpha:
+            return 1
+        if p_or_fraction <= alpha:
+            return -1
+        return 0
+    if p_or_fraction < alpha:
+        return 1 if delta > 0 else -1 if delta < 0 else 0
+    return 0
+
+
+def _outcome(human: int, metric: int) -> int:
+    if human == 0 and metric != 0:
+        return 1
+    if human != 0 and metric == 0:
+        return 2
+    if human != 0 and metric != 0 and human != metric:
+        return -1
+    return 0
+
+
+def _bin_label(lo: float, hi: float) -> str:
+    return f"{lo:g}-{hi:g}"
+
+
+def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
+                  human_models: np.ndarray, metric_models: dict[str, np.ndarray],
+                  human_boot: np.ndarray, metric_boot: dict[str, np.ndarray],
+                  n_resamples: int, seed: int, alpha: float) -> dict:
+    """Per-item (real systems' cells) and per-system (all models) correlations with CIs."""
+    rng = np.random.default_rng(seed)
+    n_systems, n_items = human_items.shape
+    item_draws = rng.integers(0, n_items, size=(n_resamples, n_items))
+    lo_q, hi_q = alpha / 2, 1 - alpha / 2
+    result: dict[str, dict] = {"per_item": {}, "per_system": {}}
+
+    def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x = x - x.mean(axis=1, keepdims=True)
+        y = y - y.mean(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (x * y).sum(1) / np.sqrt((x * x).sum(1) * (y * y).sum(1))
+
+    def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        n = x.shape[1]
+        if n > 400:  # pair matrices get large: scipy per resample
+            return np.array([scipy.stats.kendalltau(a, b)[0] for a, b in zip(x, y)])
+        first, second = np.triu_indices(n, 1)
+        out = np.empty(x.shape[0])
+        step = max(1, 2_000_000 // max(1, len(first)))
+        for start in range(0, x.shape[0], step):
+            sx = np.sign(x[start:start + step, first] - x[start:start + step, second])
+            sy = np.sign(y[start:start + step, first] - y[start:start + step, second])
+            untied_x = np.count_nonzero(sx, axis=1)
+            untied_y = np.count_nonzero(sy, axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[start:start + step] = (sx * sy).sum(1) / np.sqrt(untied_x * untied_y)
+        return out
+
+    def summary(point: float, draws: np.ndarray) -> dict:
+        draws = draws[np.isfinite(draws)]
+        if not np.isfinite(point) or len(draws) == 0:
+            return {"value": None, "low": None, "high": None}
+        return {"value": float(point), "low": float(np.quantile(draws, lo_q)),
+                "high": float(np.quantile(draws, hi_q))}
+
+    draw = np.arange(min(n_resamples, human_boot.shape[1]))  # the first resamples
+    hx = human_items.T  # [item, system]
+    for name, values in metric_items.items():
+        mx = values.T
+        flat_h, flat_m = hx.ravel(), mx.ravel()
+        bh = hx[item_draws].reshape(n_resamples, -1)
+        bm = mx[item_draws].reshape(n_resamples, -1)
+        entry = {}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            entry["pearson"] = summary(scipy.stats.pearsonr(flat_h, flat_m)[0]
+                                       if np.ptp(flat_h) and np.ptp(flat_m) else np.nan,
+                                       pearson_rows(bh, bm))
+            entry["spearman"] = summary(
+                scipy.stats.spearmanr(flat_h, flat_m)[0] if np.ptp(flat_h) and np.ptp(flat_m)
+                else np.nan,
+                pearson_rows(scipy.stats.rankdata(bh, axis=1), scipy.stats.rankdata(bm, axis=1)),
+            )
+            entry["kendall"] = summary(
+                scipy.stats.kendalltau(flat_h, flat_m)[0] if np.ptp(flat_h) and np.ptp(flat_m)
+                else np.nan,
+                kendall_rows(bh, bm),
+            )
+        entry["n"] = int(flat_h.size)
+        result["per_item"][name] = entry
+    for name, scores in metric_models.items():
+        hb, mb = human_boot.T[draw], metric_boot[name].T[draw]  # [resample, model]
+        entry = {}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ok = np.ptp(human_models) > 0 and np.ptp(scores) > 0
+            entry["pearson"] = summary(scipy.stats.pearsonr(human_models, scores)[0]
+                                       if ok else np.nan, pearson_rows(hb, mb))
+            entry["spearman"] = summary(
+                scipy.stats.spearmanr(human_models, scores)[0] if ok else np.nan,
+                pearson_rows(scipy.stats.rankdata(hb, axis=1), scipy.stats.rankdata(mb, axis=1)),
+            )
+            entry["kendall"] = summary(
+                scipy.stats.kendalltau(human_models, scores)[0] if ok else np.nan,
+                kendall_rows(hb, mb),
+            )
+        entry["n"] = int(len(scores))
+        result["per_system"][name] = entry
+    return result
+
+
+def run_agreement(
+    data: GradedData | str | Path,
+    protocol: str = "default",
+    aggregate_method: str = "mmsr",
+    metrics: list[str] | None = None,
+    n_resamples: int | None = None,
+    seed: int | None = None,
+    alpha: float = 0.05,
+    bins: tuple | list | None = None,
+    grade_range: tuple[float, float] = (0, 4),
+    synthetic: bool = True,
+    correlations: bool = True,
+    lang: str = "python",
+    correction: str = "holm",
+    correlation_resamples: int = 200,
+) -> AgreementResult:
+    """Metric-human agreement of graded outputs (see the package docstring)."""
+    if protocol not in engine.PROTOCOLS:
+        raise ValueError(f"protocol={protocol!r} is not supported; choose one of "
+                         f"{', '.join(engine.PROTOCOLS)}.")
+    if aggregate_method not in AGGREGATIONS:
+        raise ValueError(f"aggregate={aggregate_method!r} is not supported; choose one of "
+                         f"{', '.join(AGGREGATIONS)}.")
+    if correction not in ("holm", "none"):
+        raise ValueError(f"correction={correction!r} is not supported; choose 'holm' or 'none'.")
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha={alpha!r} must lie in (0, 0.5), e.g. 0.05.")
+    if isinstance(data, (str, Path)):
+        data = read_graded_jsonl(data)
+    low, high = grade_range
+    if not high > low:
+        raise ValueError(f"grade_range={grade_range!r}: the upper end must exceed the lower.")
+    check_grade_range(data, low, high)
+    if n_resamples is None:
+        n_resamples = 500 if protocol == "evtikhiev2023" else 1000
+    if not isinstance(n_resamples, int) or n_resamples < 20:
+        raise ValueError(f"n_resamples={n_resamples!r} must be an integer >= 20.")
+    if seed is None:
+        seed = 42 if protocol == "evtikhiev2023" else 12345
+    bins = tuple(bins) if bins is not None else engine.CONALA_BINS
+    if len(bins) < 2 or any(b <= a for a, b in zip(bins, bins[1:])):
+        raise ValueError(f"bins={bins!r} must be increasing edges, e.g. (0, 2, 5, 10, 100).")
+
+    grades, used_aggregate = _human_grades(data, aggregate_method)
+    human = from_values("grade", grades, "human")
+    human.points = 100.0 / (high - low)
+    metric_stats = _metric_statistics(data, metrics, protocol, lang)
+    all_metrics = [human] + metric_stats
+
+    models = engine.synthesize(grades, data.systems) if synthetic else [
+        engine.Model(name, np.full(data.n_items, s)) for s, name in enumerate(data.systems)
+    ]
+    fallback = np.stack([grades] + [m.item_values for m in metric_stats], axis=-1)
+    models = engine.deduplicate(models, data.predictions, fallback, protocol)
+    if len(models) < 2:
+        raise GradedInputError("all systems have identical outputs; nothing to compare.")
+    names = [m.name for m in models]
+
+    indices = engine.resample_indices(data.n_items, n_resamples, protocol, seed)
+    counts = engine.count_matrix(indices, data.n_items)
+    exact = protocol == "evtikhiev2023"
+    full: dict[str, np.ndarray] = {}
+    boot: dict[str, np.ndarray] = {}
+    for metric in all_metrics:
+        full[metric.name], boot[metric.name] = engine.bootstrap_scores(
+            metric, models, indices, counts, exact)
+
+    pair_probabilities: dict = {m: {} for m in names}
+    model_scores: dict = {m: {} for m in names}
+    decision: dict[str, np.ndarray] = {}
+    point: dict[str, np.ndarray] = {}
+    k = round(alpha * n_resamples / 2)
+    for metric in all_metrics:
+        b = boot[metric.name]
+        wins = engine.win_fractions(b)
+        ordered = np.sort(b, axis=1)
+        if exact:
+            point[metric.name] = ordered[:, round(n_resamples / 2)]
+            lows, highs = ordered[:, k], ordered[:, -k]
+        else:
+            point[metric.name] = full[metric.name]
+            lows = np.quantile(b, alpha / 2, axis=1)
+            highs = np.quantile(b, 1 - alpha / 2, axis=1)
+        for i, m1 in enumerate(names):
+            model_scores[m1][metric.name] = {"score": float(point[metric.name][i]),
+                                             "low": float(lows[i]), "high": float(highs[i])}
+            for j, m2 in enumerate(names):
+                if i != j:
+                    pair_probabilities[m1].setdefault(m2, {})[metric.name] = float(wins[i, j])
+        if exact:
+            decision[metric.name] = wins
+        else:
+            p = engine.two_sided_p_values(b, full[metric.name])
+            if correction == "holm":
+                upper = np.triu_indices(len(names), 1)
+                adjusted = np.ones_like(p)
+                adjusted[upper] = engine.holm(p[upper])
+                adjusted.T[upper] = adjusted[upper]
+                p = adjusted
+            decision[metric.name] = p
+
+    pairs: list[dict] = []
+    table: dict[str, list[dict]] = {}
+    labels = [_bin_label(lo, hi) for lo, hi in zip(bins, bins[1:])]
+    for metric in metric_stats:
+        rows = {label: {"bin": label, "pairs": 0, "significant": 0, "not_significant": 0,
+                        "mismatches": 0, "type_i": 0, "type_ii": 0, "opposite": 0}
+                for label in labels + ["all"]}
+        for i in range(len(names)):
+            for j in range(i):
+                d_metric = float(point[metric.name][i] - point[metric.name][j])
+                d_human = float(point["grade"][i] - point["grade"][j])
+                v_metric = _verdict(decision[metric.name][i, j], protocol, alpha, d_metric)
+                v_human = _verdict(decision["grade"][i, j], protocol, alpha, d_human)
+                outcome = _outcome(v_human, v_metric)
+                delta_points = abs(d_metric) * metric.points
+                bucket = int(delta_points) if exact else delta_points
+                label = next((lab for lab, lo, hi in zip(labels, bins, bins[1:])
+                              if lo <= bucket < hi), None)
+                pairs.append({
+                    "model_a": names[i], "model_b": names[j], "metric": metric.name,
+                    "metric_delta": d_metric, "human_delta": d_human,
+                    "metric_delta_points": d_metric * metric.points,
+                    "human_delta_points": d_human * human.points,
+                    "metric_verdict": v_metric, "human_verdict": v_human,
+                    "outcome": OUTCOMES[outcome], "bin": label,
+                })
+                for key in ([label] if label else []) + ["all"]:
+                    row = rows[key]
+                    row["pairs"] += 1
+                    row["significant" if v_metric else "not_significant"] += 1
+                    if outcome:
+                        row["mismatches"] += 1
+                        row["type_ii" if outcome == 2 else "type_i"] += 1
+                        row["opposite"] += outcome == -1
+        for row in rows.values():
+            row["mismatch_rate"] = row["mismatches"] / row["pairs"] if row["pairs"] else None
+        table[metric.name] = list(rows.values())
+
+    corr = {}
+    if correlations:
+        corr = _correlations(
+            grades, {m.name: m.item_values for m in metric_stats},
+            full["grade"], {m.name: full[m.name] for m in metric_stats},
+            boot["grade"], {m.name: boot[m.name] for m in metric_stats},
+            correlation_resamples, seed, alpha,
+        )
+    return AgreementResult(
+        protocol=protocol, aggregate=used_aggregate, n_resamples=n_resamples, seed=seed,
+        alpha=alpha, bins=bins, systems=list(data.systems), models=names,
+        metrics=[m.name for m in all_metrics],
+        sources={m.name: m.source for m in all_metrics},
+        synthetic={m.name: {"base": m.base, "percent": m.percent, "improve": m.improve}
+                   for m in models if m.base is not None},
+        pair_probabilities=pair_probabilities, model_scores=model_scores, pairs=pairs,
+        table=table, correlations=corr, human_points=human.points,
+        correction=correction if protocol == "default" else "none",
+    )
