@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -160,7 +161,7 @@ def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
     def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         n = x.shape[1]
         if n > 400:  # pair matrices get large: scipy per resample
-            return np.array([scipy.stats.kendalltau(a, b)[0] for a, b in zip(x, y)])
+            return np.array([scipy.stats.kendalltau(a, b)[0] for a, b in zip(x, y, strict=True)])
         first, second = np.triu_indices(n, 1)
         out = np.empty(x.shape[0])
         step = max(1, 2_000_000 // max(1, len(first)))
@@ -264,7 +265,7 @@ def run_agreement(
     if seed is None:
         seed = 42 if protocol == "evtikhiev2023" else 12345
     bins = tuple(bins) if bins is not None else engine.CONALA_BINS
-    if len(bins) < 2 or any(b <= a for a, b in zip(bins, bins[1:])):
+    if len(bins) < 2 or any(b <= a for a, b in pairwise(bins)):
         raise ValueError(f"bins={bins!r} must be increasing edges, e.g. (0, 2, 5, 10, 100).")
 
     grades, used_aggregate = _human_grades(data, aggregate_method)
@@ -327,7 +328,7 @@ def run_agreement(
 
     pairs: list[dict] = []
     table: dict[str, list[dict]] = {}
-    labels = [_bin_label(lo, hi) for lo, hi in zip(bins, bins[1:])]
+    labels = [_bin_label(lo, hi) for lo, hi in pairwise(bins)]
     for metric in metric_stats:
         rows = {label: {"bin": label, "pairs": 0, "significant": 0, "not_significant": 0,
                         "mismatches": 0, "type_i": 0, "type_ii": 0, "opposite": 0}
@@ -341,7 +342,7 @@ def run_agreement(
                 outcome = _outcome(v_human, v_metric)
                 delta_points = abs(d_metric) * metric.points
                 bucket = int(delta_points) if exact else delta_points
-                label = next((lab for lab, lo, hi in zip(labels, bins, bins[1:])
+                label = next((lab for lab, lo, hi in zip(labels, bins, bins[1:], strict=False)
                               if lo <= bucket < hi), None)
                 pairs.append({
                     "model_a": names[i], "model_b": names[j], "metric": metric.name,
