@@ -5,8 +5,10 @@ reading the language's :class:`~.tables.DataflowRules`. Three things differ, non
 the numbers:
 
 - Determinism. Where the package merges parent lists with ``list(set(...))`` (an order that
-  depends on PYTHONHASHSEED and feeds the variable renaming), this walker keeps the names in
-  order of first appearance (source order).
+  depends on PYTHONHASHSEED and feeds the variable renaming), this walker uses a fixed order:
+  by default the one the package produces under PYTHONHASHSEED=0, computed without the
+  process's hash (``setorder.py``), so every value is one the package itself gives; or, as an
+  option, order of first appearance (source order).
 - Cost. The package walks a loop body twice, and a nested loop twice per walk of its parent,
   so 16 nested loops cost 2^16 walks. A loop's result depends only on the node and the
   incoming variable state, so it is remembered per (node, state): nesting costs linear time.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
+from .setorder import set_order
 from .tables import DataflowRules
 from .tree import ATOMIC_TYPES, FlatTree, code_tokens
 
@@ -40,13 +43,22 @@ def _position(entry: Entry) -> int:
     return entry[1]
 
 
-def _union(first: tuple, second: tuple) -> tuple:
-    """Merged parent names, in order of first appearance (the package uses a set)."""
+def _source_union(first: tuple, second: tuple) -> tuple:
+    """Merged parent names in order of first appearance (source order)."""
     return tuple(dict.fromkeys(first + second))
 
 
+def _package_union(first: tuple, second: tuple) -> tuple:
+    """Merged parent names in the order of the package's ``list(set(...))`` at hash seed 0."""
+    return tuple(set_order(first + second))
+
+
+UNIONS = {"package": _package_union, "source": _source_union}
+
+
 class _Walker:
-    def __init__(self, tree: FlatTree, rules: DataflowRules) -> None:
+    def __init__(self, tree: FlatTree, rules: DataflowRules, union) -> None:
+        self.union = union
         self.tree = tree
         self.rules = rules
         self.types = tree.types
@@ -280,8 +292,7 @@ class _Walker:
         entries.sort(key=_position)
         return entries, {name: tuple(sorted(set(p))) for name, p in merged.items()}
 
-    @staticmethod
-    def _merge_loop(entries: list[Entry]) -> list[Entry]:
+    def _merge_loop(self, entries: list[Entry]) -> list[Entry]:
         """The package's merge of a loop's two walks: one entry per (name, position, relation)."""
         merged: dict[tuple[str, int, str], list] = {}
         for name, position, relation, parents, parent_positions in entries:
@@ -290,7 +301,7 @@ class _Walker:
             if found is None:
                 merged[key] = [parents, parent_positions]
             else:
-                found[0] = _union(found[0], parents)
+                found[0] = self.union(found[0], parents)
                 found[1] = tuple(sorted(set(found[1] + parent_positions)))
         result = [(k[0], k[1], k[2], v[0], v[1]) for k, v in merged.items()]
         result.sort(key=_position)
@@ -385,11 +396,17 @@ class _Walker:
         return self._merge_loop(entries), states
 
 
-def data_flow(tree: FlatTree, rules: DataflowRules) -> list[Entry]:
-    """The package's ``get_data_flow``: the graph's edges, merged per token position."""
+def data_flow(tree: FlatTree, rules: DataflowRules, order: str = "package") -> list[Entry]:
+    """The package's ``get_data_flow``: the graph's edges, merged per token position.
+
+    ``order`` says how merged parent names are ordered where the package iterates a set:
+    "package" (its order under PYTHONHASHSEED=0, so the result is one the package gives) or
+    "source" (first appearance). Neither depends on this process's hash seed.
+    """
     if tree.depth > MAX_DEPTH:
         return []
-    walker = _Walker(tree, rules)
+    union = UNIONS[order]
+    walker = _Walker(tree, rules, union)
     limit = sys.getrecursionlimit()
     needed = tree.depth * 2 + 200
     try:
@@ -419,7 +436,7 @@ def data_flow(tree: FlatTree, rules: DataflowRules) -> list[Entry]:
                 entry[0],
                 entry[1],
                 entry[2],
-                _union(found[3], entry[3]),
+                union(found[3], entry[3]),
                 tuple(dict.fromkeys(found[4] + entry[4])),
             )
     return list(merged.values())

@@ -106,14 +106,18 @@ class CodeBleuMetric(Metric):
         lang: object = "python",
         weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
         dataflow: str = "package",
+        set_order: str = "package",
     ) -> None:
         spec = codebleu_language(lang)
+        if set_order not in ("package", "source"):
+            raise ValueError(f"`set_order` must be 'package' or 'source'; got {set_order!r}.")
         weights = check_weights(weights)
         if dataflow not in DATAFLOW_MODES:
             raise ValueError(
                 f"`dataflow` must be one of {', '.join(DATAFLOW_MODES)}; got {dataflow!r}."
             )
-        super().__init__(lang=spec.name, weights=weights, dataflow=dataflow)
+        super().__init__(lang=spec.name, weights=weights, dataflow=dataflow, set_order=set_order)
+        self.set_order = set_order
         self.spec = spec
         self.weights = weights
         self.dataflow = dataflow
@@ -171,7 +175,7 @@ class CodeBleuMetric(Metric):
                 parsed = clock()
                 keys = subtree_keys(tree, interned)
                 keyed = clock()
-                flow = normalize(data_flow(tree, self.rules))
+                flow = normalize(data_flow(tree, self.rules, self.set_order))
                 spent["parse"] += parsed - start
                 spent["syntax"] += keyed - parsed
                 spent["dataflow"] += clock() - keyed
@@ -255,10 +259,11 @@ def calc_codebleu(
     lang: object = "python",
     weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
     dataflow: str = "package",
+    set_order: str = "package",
 ) -> dict[str, float]:
     """Corpus CodeBLEU with the package's five keys (its ``calc_codebleu``, validated)."""
     from ..core.inputs import check_inputs
 
-    metric = CodeBleuMetric(lang=lang, weights=weights, dataflow=dataflow)
+    metric = CodeBleuMetric(lang=lang, weights=weights, dataflow=dataflow, set_order=set_order)
     preds, refs = check_inputs(predictions, references)
     return metric.scores(metric.statistics(preds, refs).sum(axis=0))
