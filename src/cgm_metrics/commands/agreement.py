@@ -1,0 +1,85 @@
+"""``cgm agreement FILE``: how often do metrics agree with human judgements on system pairs?
+
+    cgm agreement graded.jsonl
+    cgm agreement hs.graded.jsonl --protocol evtikhiev2023 --json out.json --plot pairs.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "agreement",
+        help="metric-human agreement on pairs of systems (graded JSONL)",
+        description="Aggregate human grades, build synthetic models, run a paired bootstrap "
+        "over every model pair and metric, and tabulate how often each metric's verdict "
+        "matches the humans' by size of the metric difference.",
+    )
+    parser.add_argument("file", metavar="FILE", help="graded-outputs JSONL (one row per "
+                        "item and system; see DESIGN.md)")
+    parser.add_argument("--protocol", choices=("default", "evtikhiev2023"), default="default",
+                        help="evtikhiev2023 reproduces Out of the BLEU exactly; default: numpy "
+                        "RNG, two-sided p-values, Holm (default: %(default)s)")
+    parser.add_argument("--aggregate", choices=("mmsr", "mean", "majority"), default="mmsr",
+                        help="how raw grades are aggregated per (item, system) "
+                        "(default: %(default)s)")
+    parser.add_argument("--metrics", nargs="+", metavar="NAME", default=None,
+                        help="metrics to compare: keys of the rows' 'scores', or registered "
+                        "metrics computed from prediction/references (default: all 'scores')")
+    parser.add_argument("--resamples", type=int, default=None,
+                        help="bootstrap resamples (default: 500 for evtikhiev2023, else 1000)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="random seed (default: 42 for evtikhiev2023, else 12345)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    parser.add_argument("--bins", type=float, nargs="+", default=None, metavar="EDGE",
+                        help="edges of the metric-difference bins in points "
+                        "(default: 0 2 5 10 100; the study's HearthStone tables use 0 1 2 4 100)")
+    parser.add_argument("--grade-range", type=float, nargs=2, default=(0.0, 4.0),
+                        metavar=("LOW", "HIGH"), help="valid grade range (default: 0 4)")
+    parser.add_argument("--correction", choices=("holm", "none"), default="holm",
+                        help="multiple-comparison correction of the default protocol")
+    parser.add_argument("--no-synthetic", action="store_true",
+                        help="compare the real systems only (no synthetic models)")
+    parser.add_argument("--no-correlations", action="store_true",
+                        help="skip the per-item and per-system correlations")
+    parser.add_argument("--lang", default="python", help="language of computed metrics")
+    parser.add_argument("--json", metavar="OUT", help="write the full result as JSON")
+    parser.add_argument("--csv", metavar="OUT", help="write the per-bin table as CSV")
+    parser.add_argument("--plot", metavar="FILE.png", help="draw metric vs human deltas")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..agreement import format_table, plot, run_agreement, to_csv, to_json
+
+    try:
+        result = run_agreement(
+            args.file,
+            protocol=args.protocol,
+            aggregate_method=args.aggregate,
+            metrics=args.metrics,
+            n_resamples=args.resamples,
+            seed=args.seed,
+            alpha=args.alpha,
+            bins=args.bins,
+            grade_range=tuple(args.grade_range),
+            synthetic=not args.no_synthetic,
+            correlations=not args.no_correlations,
+            lang=args.lang,
+            correction=args.correction,
+        )
+    except ValueError as error:
+        print(f"cgm agreement: error: {error}", file=sys.stderr)
+        return 1
+    print(format_table(result))
+    if args.json:
+        to_json(result, args.json)
+    if args.csv:
+        to_csv(result, args.csv)
+    if args.plot:
+        plot(result, args.plot)
+    return 0
