@@ -1,0 +1,80 @@
+"""RUBY: program-dependence-graph, tree and string similarity of code (Tran et al., 2019).
+
+>>> from cgm_metrics.ruby import RubyMetric
+>>> metric = RubyMetric(lang="python")
+>>> result = metric.compute(["y = x + 1"], [["y = x + 1", "z = 0"]], per_item=True)
+>>> result["score"], result["per_item"]
+(1.0, [1.0])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.languages import resolve_language
+from ..metric import MeanOfItems
+from .ged import graph_edit_distance, graph_similarity
+from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph
+from .scoring import (
+    LEVELS,
+    MAX_GRAPH_STATEMENTS,
+    MAX_TREE_CELLS,
+    MAX_TREE_NODES,
+    check_level,
+    ruby,
+    ruby_items,
+    string_similarity,
+)
+from .syntax import syntax_tree
+from .ted import Tree, tree_edit_distance, tree_similarity
+
+
+class RubyMetric(MeanOfItems):
+    """RUBY as a per-item metric: the corpus score is the mean of the item scores.
+
+    Options: ``lang`` (default "python") and ``level`` (None: graph, then tree, then string;
+    or the first level to try).
+    """
+
+    name = "ruby"
+
+    def __init__(self, lang: Any = "python", level: str | None = None, **options: Any) -> None:
+        if options:
+            raise TypeError(
+                f"RubyMetric got unknown options {sorted(options)}; it takes `lang` and `level`."
+            )
+        self.language = resolve_language(lang)
+        self.level = check_level(level)
+        super().__init__(lang=self.language.name, level=self.level or "auto")
+
+    def item_results(
+        self, predictions: list[str], references: list[list[str]]
+    ) -> tuple[list[float], list[str]]:
+        """Per-item scores and the level (graph, tree, string) each one used."""
+        return ruby_items(predictions, references, self.language, self.level)
+
+    def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
+        return np.asarray(self.item_results(predictions, references)[0], dtype=np.float64)
+
+
+__all__ = [
+    "LEVELS",
+    "MAX_GRAPH_STATEMENTS",
+    "MAX_TREE_CELLS",
+    "MAX_TREE_NODES",
+    "PDG_LANGUAGES",
+    "ProgramGraph",
+    "RubyMetric",
+    "Tree",
+    "graph_edit_distance",
+    "graph_similarity",
+    "program_graph",
+    "ruby",
+    "ruby_items",
+    "string_similarity",
+    "syntax_tree",
+    "tree_edit_distance",
+    "tree_similarity",
+]

@@ -1,0 +1,362 @@
+"""Statement-level program dependence graphs from tree-sitter, one generic builder.
+
+A node is a statement (or a predicate clause such as ``elif``, ``except`` or ``case``),
+labelled with its node type and its own source tokens (nested statements excluded), e.g.
+``if_statement: if x > 0 :``. Edges are labelled:
+
+* ``control``: from a statement to each statement nested directly in it (structural control
+  dependence: exact for structured code; early exits such as ``break`` or ``return`` are not
+  modelled);
+* ``data``: def-use, from a statement that defines a variable to a statement that reads it
+  while that definition reaches it. Reaching definitions follow the structure: branches are
+  alternatives, loops run twice (loop-carried dependences), function and class bodies see the
+  enclosing definitions but do not leak theirs.
+
+Language differences are data (:data:`PDG_LANGUAGES`): which node types hold statements,
+which fields hold bodies, which are loops, branches and scopes, and which (parent, field)
+positions define or read a variable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from ..core.parsing import ParsedCode
+
+MAX_DEPTH = 100  # statement nesting above this is not turned into a graph
+
+
+@dataclass(frozen=True)
+class PdgSpec:
+    """How to read statements and variables from one language's tree-sitter grammar."""
+
+    containers: frozenset[str]  # node types whose named children are statements
+    body_fields: frozenset[str]  # fields that hold a single statement (unbraced bodies)
+    clauses: frozenset[str]  # predicate clauses that are nodes of their own
+    extra_statements: frozenset[str]  # statement types without a statement-like suffix
+    loops: frozenset[str]
+    branches: frozenset[str]
+    scopes: frozenset[str]
+    variables: frozenset[str]  # identifier node types that name variables
+    defines: frozenset[tuple[str, str]]  # (parent type, field) positions that define
+    define_and_use: frozenset[tuple[str, str]]  # compound assignment targets, x++
+    uses: frozenset[tuple[str, str]]  # positions that read even inside a definition
+    ignores: frozenset[tuple[str, str]]  # positions that are neither (attribute names)
+    patterns: frozenset[str]  # node types a definition passes through (tuples, params)
+    assignments_with_operator: frozenset[str]  # "x op= y" shares the node type of "x = y"
+
+
+def _pairs(text: str) -> frozenset[tuple[str, str]]:
+    return frozenset(tuple(item.split(".")) for item in text.split())  # type: ignore[misc]
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+PDG_LANGUAGES: dict[str, PdgSpec] = {
+    "python": PdgSpec(
+        containers=_set("module block else_clause finally_clause"),
+        body_fields=frozenset(),
+        clauses=_set("elif_clause except_clause case_clause"),
+        extra_statements=_set("decorated_definition"),
+        loops=_set("for_statement while_statement"),
+        branches=_set("if_statement elif_clause try_statement match_statement"),
+        scopes=_set("function_definition class_definition decorated_definition"),
+        variables=_set("identifier"),
+        defines=_pairs(
+            "assignment.left for_statement.left named_expression.name function_definition.name "
+            "function_definition.parameters class_definition.name as_pattern.alias "
+            "aliased_import.alias import_statement.name import_from_statement.name "
+            "default_parameter.name typed_default_parameter.name global_statement.name"
+        ),
+        define_and_use=_pairs("augmented_assignment.left"),
+        uses=_pairs(
+            "default_parameter.value typed_default_parameter.value typed_parameter.type "
+            "typed_default_parameter.type assignment.type"
+        ),
+        ignores=_pairs(
+            "attribute.attribute keyword_argument.name for_in_clause.left lambda.parameters "
+            "aliased_import.name import_from_statement.module_name"
+        ),
+        patterns=_set(
+            "pattern_list tuple_pattern list_pattern tuple list parenthesized_expression "
+            "parameters typed_parameter list_splat_pattern dictionary_splat_pattern "
+            "as_pattern_target dotted_name list_splat"
+        ),
+        assignments_with_operator=frozenset(),
+    ),
+    "java": PdgSpec(
+        containers=_set(
+            "program block class_body interface_body constructor_body "
+            "switch_block_statement_group enum_body_declarations"
+        ),
+        body_fields=_set("body consequence alternative"),
+        clauses=_set("catch_clause switch_block_statement_group"),
+        extra_statements=frozenset(),
+        loops=_set("for_statement enhanced_for_statement while_statement do_statement"),
+        branches=_set(
+            "if_statement try_statement switch_expression switch_statement "
+            "try_with_resources_statement"
+        ),
+        scopes=_set(
+            "method_declaration constructor_declaration class_declaration "
+            "interface_declaration enum_declaration record_declaration"
+        ),
+        variables=_set("identifier"),
+        defines=_pairs(
+            "variable_declarator.name assignment_expression.left enhanced_for_statement.name "
+            "formal_parameter.name catch_formal_parameter.name spread_parameter.name "
+            "class_declaration.name resource.name"
+        ),
+        define_and_use=_pairs("update_expression.None"),
+        uses=frozenset(),
+        ignores=_pairs(
+            "field_access.field method_invocation.name method_declaration.name "
+            "constructor_declaration.name"
+        ),
+        patterns=_set("variable_declarator"),
+        assignments_with_operator=_set("assignment_expression"),
+    ),
+    "javascript": PdgSpec(
+        containers=_set(
+            "program statement_block class_body else_clause switch_body finally_clause"
+        ),
+        body_fields=_set("body consequence alternative"),
+        clauses=_set("catch_clause switch_case switch_default"),
+        extra_statements=frozenset(),
+        loops=_set("for_statement for_in_statement while_statement do_statement"),
+        branches=_set("if_statement try_statement switch_statement"),
+        scopes=_set(
+            "function_declaration generator_function_declaration class_declaration "
+            "method_definition"
+        ),
+        variables=_set(
+            "identifier shorthand_property_identifier shorthand_property_identifier_pattern"
+        ),
+        defines=_pairs(
+            "variable_declarator.name assignment_expression.left for_in_statement.left "
+            "function_declaration.name function_declaration.parameters "
+            "generator_function_declaration.name generator_function_declaration.parameters "
+            "method_definition.parameters arrow_function.parameters arrow_function.parameter "
+            "class_declaration.name catch_clause.parameter assignment_pattern.left"
+        ),
+        define_and_use=_pairs("augmented_assignment_expression.left update_expression.argument"),
+        uses=_pairs("assignment_pattern.right"),
+        ignores=_pairs("method_definition.name"),
+        patterns=_set(
+            "formal_parameters object_pattern array_pattern rest_pattern "
+            "pair_pattern parenthesized_expression"
+        ),
+        assignments_with_operator=frozenset(),
+    ),
+}
+
+_SUFFIXES = ("_statement", "_declaration", "_definition")
+
+
+@dataclass(frozen=True)
+class ProgramGraph:
+    """Nodes (labels in source order) and labelled directed edges ``(source, target, label)``."""
+
+    labels: tuple[str, ...]
+    edges: tuple[tuple[int, int, str], ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.labels) + len(self.edges)
+
+
+@dataclass
+class _Statement:
+    node: Node
+    parent: int  # index of the enclosing statement, -1 at top level
+    region: int  # which part of the parent holds it (branch of an if, a catch clause)
+    depth: int
+    children: list[int]
+    defs: list[str]
+    reads: list[str]
+
+
+def _is_statement(spec: PdgSpec, node: Node, parent: Node | None, field: str | None) -> bool:
+    if not node.is_named:
+        return False
+    if node.type in spec.clauses:
+        return True
+    if not (node.type.endswith(_SUFFIXES) or node.type in spec.extra_statements):
+        return False
+    if parent is None:
+        return False
+    return parent.type in spec.containers or (field is not None and field in spec.body_fields)
+
+
+def _find_statements(parsed: ParsedCode, spec: PdgSpec) -> list[_Statement] | None:
+    """Statements in source order with their enclosing statement; None if too deep."""
+    statements: list[_Statement] = []
+    # (node, parent node, field, enclosing statement, region below it, depth)
+    stack: list[tuple[Node, Node | None, str | None, int, int, int]] = [
+        (parsed.root, None, None, -1, -1, 0)
+    ]
+    while stack:
+        node, parent, field, owner, region, depth = stack.pop()
+        if node.type in parsed.language.comment_types:
+            continue
+        if _is_statement(spec, node, parent, field):
+            if depth >= MAX_DEPTH:
+                return None
+            index = len(statements)
+            statements.append(_Statement(node, owner, region, depth, [], [], []))
+            if owner >= 0:
+                statements[owner].children.append(index)
+            owner, depth = index, depth + 1
+            below_owner = True
+        else:
+            below_owner = False
+        cursor = node.walk()
+        entries = []
+        if cursor.goto_first_child():
+            while True:
+                child = cursor.node
+                if child.is_named:
+                    child_region = child.start_byte if below_owner else region
+                    entries.append((child, node, cursor.field_name, owner, child_region, depth))
+                if not cursor.goto_next_sibling():
+                    break
+        stack.extend(reversed(entries))
+    return statements
+
+
+def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str) -> str:
+    key = (parent.type, field if field is not None else "None")
+    if key in spec.defines:
+        if parent.type in spec.assignments_with_operator and field == "left":
+            operator = parent.child_by_field_name("operator")
+            if operator is not None and operator.type != "=":
+                return "defuse"
+        return "def"
+    if key in spec.define_and_use:
+        return "defuse"
+    if key in spec.ignores:
+        return "skip"
+    if key in spec.uses:
+        return "use"
+    if role in ("def", "defuse", "skip") and parent.type in spec.patterns:
+        return role
+    return "use"
+
+
+def _own_parts(
+    parsed: ParsedCode, spec: PdgSpec, statement: _Statement, nested: set[int]
+) -> tuple[list[str], list[str], list[str]]:
+    """Leaf texts, defined and read variables of a statement, nested statements excluded."""
+    atomic = parsed.language.string_types
+    comments = parsed.language.comment_types
+    tokens: list[str] = []
+    defs: dict[str, None] = {}
+    reads: dict[str, None] = {}
+    stack: list[tuple[Node, str]] = [(statement.node, "use")]
+    while stack:
+        node, role = stack.pop()
+        if node.type in comments:
+            continue
+        if node.child_count == 0 or node.type in atomic:
+            text = parsed.node_text(node)
+            if text.strip():
+                tokens.append(text.strip())
+            if node.type in spec.variables:
+                if role in ("def", "defuse"):
+                    defs.setdefault(text)
+                if role in ("use", "defuse"):
+                    reads.setdefault(text)
+            continue
+        cursor = node.walk()
+        entries = []
+        if cursor.goto_first_child():
+            while True:
+                child = cursor.node
+                if child.id not in nested:
+                    entries.append((child, _child_role(spec, node, cursor.field_name, role)))
+                if not cursor.goto_next_sibling():
+                    break
+        stack.extend(reversed(entries))
+    return tokens, list(defs), list(reads)
+
+
+def _union(a: dict[str, tuple[int, ...]], b: dict[str, tuple[int, ...]]):
+    merged = dict(a)
+    for name, sources in b.items():
+        if name in merged:
+            merged[name] = merged[name] + tuple(s for s in sources if s not in merged[name])
+        else:
+            merged[name] = sources
+    return merged
+
+
+class _DataFlow:
+    """Reaching definitions over the statement tree (depth bounded by MAX_DEPTH)."""
+
+    def __init__(self, spec: PdgSpec, statements: list[_Statement]):
+        self.spec = spec
+        self.statements = statements
+        self.edges: dict[tuple[int, int], None] = {}
+
+    def run_block(self, indices: list[int], state):
+        for index in indices:
+            state = self.run(index, state)
+        return state
+
+    def run(self, index: int, state):
+        statement = self.statements[index]
+        for name in statement.reads:
+            for source in state.get(name, ()):
+                self.edges.setdefault((source, index))
+        after = dict(state)
+        for name in statement.defs:
+            after[name] = (index,)
+        kind = statement.node.type
+        children = statement.children
+        if not children:
+            return after
+        if kind in self.spec.loops:
+            first = self.run_block(children, after)
+            second = self.run_block(children, _union(after, first))
+            return _union(after, second)
+        if kind in self.spec.scopes:
+            self.run_block(children, after)
+            return after
+        if kind in self.spec.branches:
+            regions: dict[int, list[int]] = {}
+            for child in children:
+                regions.setdefault(self.statements[child].region, []).append(child)
+            result = after
+            for members in regions.values():
+                result = _union(result, self.run_block(members, after))
+            return result
+        return self.run_block(children, after)
+
+
+def program_graph(parsed: ParsedCode) -> ProgramGraph | None:
+    """The PDG of ``parsed``, or None when its language has no table or nesting is too deep."""
+    spec = PDG_LANGUAGES.get(parsed.language.name)
+    if spec is None:
+        return None
+    statements = _find_statements(parsed, spec)
+    if statements is None:
+        return None
+    nested = {s.node.id for s in statements}
+    labels = []
+    for statement in statements:
+        tokens, statement.defs, statement.reads = _own_parts(
+            parsed, spec, statement, nested - {statement.node.id}
+        )
+        labels.append(f"{statement.node.type}: {' '.join(tokens)}")
+    edges: list[tuple[int, int, str]] = [
+        (s.parent, index, "control") for index, s in enumerate(statements) if s.parent >= 0
+    ]
+    flow = _DataFlow(spec, statements)
+    flow.run_block([i for i, s in enumerate(statements) if s.parent < 0], {})
+    edges += [(source, target, "data") for source, target in flow.edges]
+    edges.sort(key=lambda edge: (edge[0], edge[1], edge[2]))
+    return ProgramGraph(tuple(labels), tuple(edges))

@@ -1,0 +1,178 @@
+"""RUBY (Tran et al., 2019): graph, then tree, then string similarity, whichever builds first.
+
+For one prediction ``C`` and reference ``R``:
+
+* graph: GRS = 1 - GED(PDG_R, PDG_C) / (|V_R| + |E_R| + |V_C| + |E_C|), with statement-level
+  program dependence graphs (:mod:`.pdg`) and bipartite graph edit distance (:mod:`.ged`, an
+  upper bound on the exact distance);
+* tree: TRS = 1 - TED(T_R, T_C) / (|T_R| + |T_C|), exact unit-cost tree edit distance
+  (:mod:`.ted`) over the tree-sitter AST (:mod:`.syntax`);
+* string: STS = 1 - SED / max(len_R, len_C), token Levenshtein over the TranX code tokens;
+  1.0 when both are empty.
+
+The levels are not mixed: an item uses the first level that both snippets support.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass
+
+from rapidfuzz.distance import Levenshtein
+
+from ..core.languages import LanguageSpec, resolve_language
+from ..core.parsing import ParsedCode, parse
+from ..core.tokenizers import code_tokens
+from .ged import graph_similarity
+from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph
+from .syntax import syntax_tree
+from .ted import Tree, decomposition_cells, tree_similarity
+
+LEVELS = ("graph", "tree", "string")
+
+# Size limits: above them an item falls back to the next level (reported in its level).
+MAX_GRAPH_STATEMENTS = 400  # statements per snippet for the graph level
+MAX_TREE_NODES = 3000  # AST nodes per snippet for the tree level
+MAX_TREE_CELLS = 40_000_000  # work of one tree edit distance (product of decomposition cells)
+
+
+def check_level(level: object) -> str | None:
+    if level is None or level in LEVELS:
+        return level  # type: ignore[return-value]
+    raise ValueError(
+        f"`level` must be None (graph, then tree, then string) or one of {', '.join(LEVELS)}; "
+        f"got {level!r}."
+    )
+
+
+def _python_accepts(code: str) -> bool:
+    """Python's own parser agrees (as the published pipeline's ``ast.parse``)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+@dataclass
+class _Snippet:
+    """One snippet, with the representations of each level it supports (built lazily)."""
+
+    code: str
+    language: LanguageSpec
+    start: str  # the first level to try
+
+    def __post_init__(self) -> None:
+        self._parsed: ParsedCode | None = None
+        self._tokens: list[str] | None = None
+        self._tree: Tree | None | bool = False
+        self._cells: int | None = None
+        self._graph: ProgramGraph | None | bool = False
+        self._parsable: bool | None = None
+
+    @property
+    def tokens(self) -> list[str]:
+        if self._tokens is None:
+            self._tokens = code_tokens(self.code)
+        return self._tokens
+
+    @property
+    def parsable(self) -> bool:
+        if self._parsable is None:
+            self._parsed = parse(self.code, self.language)
+            ok = not self._parsed.has_error
+            ok = ok and self._parsed.root.descendant_count <= 2 * MAX_TREE_NODES + 2
+            if ok and self.language.name == "python":
+                ok = _python_accepts(self.code)
+            self._parsable = ok
+        return self._parsable
+
+    @property
+    def tree(self) -> Tree | None:
+        if self._tree is False:
+            self._tree = None
+            if self.start != "string" and self.parsable:
+                tree = syntax_tree(self._parsed)
+                if len(tree) <= MAX_TREE_NODES:
+                    self._tree = tree
+                    self._cells = decomposition_cells(tree)
+        return self._tree  # type: ignore[return-value]
+
+    @property
+    def graph(self) -> ProgramGraph | None:
+        if self._graph is False:
+            self._graph = None
+            if (
+                self.start == "graph"
+                and self.language.name in PDG_LANGUAGES
+                and self.parsable
+                and self.tree is not None
+            ):
+                graph = program_graph(self._parsed)
+                if graph is not None and len(graph.labels) <= MAX_GRAPH_STATEMENTS:
+                    self._graph = graph
+        return self._graph  # type: ignore[return-value]
+
+
+def string_similarity(prediction_tokens: list[str], reference_tokens: list[str]) -> float:
+    """STS = 1 - Levenshtein(tokens) / max(len); 1.0 when both are empty."""
+    longest = max(len(prediction_tokens), len(reference_tokens))
+    if longest == 0:
+        return 1.0
+    return 1.0 - Levenshtein.distance(prediction_tokens, reference_tokens) / longest
+
+
+def _pair(prediction: _Snippet, reference: _Snippet) -> tuple[float, str]:
+    if prediction.graph is not None and reference.graph is not None:
+        return graph_similarity(reference.graph, prediction.graph), "graph"
+    if (
+        prediction.tree is not None
+        and reference.tree is not None
+        and prediction._cells * reference._cells <= MAX_TREE_CELLS
+    ):
+        return tree_similarity(reference.tree, prediction.tree), "tree"
+    return string_similarity(prediction.tokens, reference.tokens), "string"
+
+
+def ruby_items(
+    predictions: list[str],
+    references: list[list[str]],
+    lang: str | LanguageSpec = "python",
+    level: str | None = None,
+) -> tuple[list[float], list[str]]:
+    """Per-item RUBY (maximum over references) and the level that gave it.
+
+    Inputs are validated lists (see :func:`cgm_metrics.core.check_inputs`). ``level`` is the
+    first level tried (default ``"graph"``); an item whose snippets do not support it, or
+    exceed its size limit, falls back to the next level and reports the level it used.
+    """
+    spec = lang if isinstance(lang, LanguageSpec) else resolve_language(lang)
+    start = check_level(level) or "graph"
+    scores: list[float] = []
+    levels: list[str] = []
+    for prediction, refs in zip(predictions, references, strict=True):
+        candidate = _Snippet(prediction, spec, start)
+        best: tuple[float, str] | None = None
+        for reference in refs:
+            result = _pair(candidate, _Snippet(reference, spec, start))
+            if best is None or result[0] > best[0]:
+                best = result
+        assert best is not None  # check_inputs guarantees at least one reference
+        scores.append(float(best[0]))
+        levels.append(best[1])
+    return scores, levels
+
+
+def ruby(prediction: str, reference: str, lang: str = "python", level: str | None = None):
+    """``(score, level)`` for one pair, as the published ``ruby(hypothesis, reference)``.
+
+    >>> ruby("x = a + b", "x = a + b")
+    (1.0, 'graph')
+    >>> ruby("x = (a", "x = a")[1]
+    'string'
+    """
+    scores, levels = ruby_items([prediction], [[reference]], lang, level)
+    return scores[0], levels[0]
