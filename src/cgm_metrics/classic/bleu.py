@@ -151,7 +151,8 @@ class BleuMetric(Metric):
             tokenize=tokenize,
             lowercase=lowercase,
             smooth_method=smooth_method,
-            smooth_value=BLEU.SMOOTH_DEFAULTS[smooth_method] if smooth_value is None
+            smooth_value=BLEU.SMOOTH_DEFAULTS[smooth_method]
+            if smooth_value is None
             else smooth_value,
             max_ngram_order=max_ngram_order,
         )
@@ -177,7 +178,9 @@ class BleuMetric(Metric):
     def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
         order = self._order
         rows = np.zeros((len(predictions), 2 + 2 * order), dtype=np.float64)
-        for row, (prediction, refs) in zip(rows, zip(predictions, references, strict=True), strict=True):
+        for row, (prediction, refs) in zip(
+            rows, zip(predictions, references, strict=True), strict=True
+        ):
             ref_counts: Any = None
             ref_lens = []
             for ref in refs:

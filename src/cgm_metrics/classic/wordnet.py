@@ -200,8 +200,7 @@ def install(
     missing = [name for name in DATABASE_FILES if not (source_dir / name).is_file()]
     if missing:
         raise WordNetNotFoundError(
-            f"The WordNet database in {source_dir} lacks {', '.join(missing)}. "
-            + SETUP_HINT
+            f"The WordNet database in {source_dir} lacks {', '.join(missing)}. " + SETUP_HINT
         )
     version = _read_version(source_dir / "data.adj")
     if version != WORDNET_VERSION:

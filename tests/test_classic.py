@@ -1,0 +1,406 @@
+"""BLEU, ROUGE-L and METEOR as Out of the BLEU computed them.
+
+Expected values come from the study's published per-item scores (hs.graded.jsonl), its
+Table 5, and the peers themselves (sacrebleu, rouge-score, nltk), never from our output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sacrebleu
+from conftest import ROOT, shared_data
+from rouge_score import rouge_scorer
+
+import cgm_metrics
+from cgm_metrics.classic import BleuMetric, RougeLMetric, lcs_length
+from cgm_metrics.classic import wordnet as wn
+from cgm_metrics.core import code_tokens, tranx_tokenize
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from corpus import stdlib_pairs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def hs_rows():
+    path = shared_data("hearthstone", "hs.graded.jsonl")
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    return stdlib_pairs(60, seed=3)
+
+
+def _mismatches(values, rows, key, divide=1.0):
+    return [
+        (row["item"], row["system"], round(value / divide, 3), row["scores"][key])
+        for value, row in zip(values, rows, strict=True)
+        if round(value / divide, 3) != row["scores"][key]
+    ]
+
+
+# --- exact reproduction of the published values ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "divide"),
+    [("bleu", "bleu", 100.0), ("rouge_l", "rouge_l", 1.0), ("meteor", "meteor", 1.0)],
+)
+def test_published_per_item_values_of_hearthstone(hs_rows, name, key, divide):
+    predictions = [row["prediction"] for row in hs_rows]
+    references = [row["references"] for row in hs_rows]
+    result = cgm_metrics.score(name, predictions, references, per_item=True)
+    assert len(hs_rows) == 132
+    assert _mismatches(result["per_item"], hs_rows, key, divide) == []
+
+
+@pytest.mark.parametrize(("system", "published"), [("gcnn", 69.20), ("nl2code", 74.52)])
+def test_corpus_bleu_reproduces_table_5(hs_rows, system, published):
+    rows = [row for row in hs_rows if row["system"] == system]
+    result = cgm_metrics.score(
+        "bleu", [r["prediction"] for r in rows], [r["references"] for r in rows]
+    )
+    assert abs(result["score"] - published) <= 0.01 + 1e-9
+    # the same number from the statistics, as the significance engine uses them
+    metric = BleuMetric()
+    stats = metric.statistics([r["prediction"] for r in rows], [r["references"] for r in rows])
+    assert stats.shape == (66, 10)
+    assert metric.corpus_score(stats) == pytest.approx(result["score"], abs=1e-12)
+
+
+def test_hearthstone_per_item_values_equal_the_peers_calls(hs_rows):
+    """The study's own calls (sacrebleu on TranX text, rouge-score's LCS) give our values."""
+    predictions = [row["prediction"] for row in hs_rows]
+    references = [row["references"] for row in hs_rows]
+    ours_bleu = cgm_metrics.score("bleu", predictions, references, per_item=True)["per_item"]
+    ours_rouge = cgm_metrics.score("rouge_l", predictions, references, per_item=True)
+    for index, (prediction, refs) in enumerate(zip(predictions, references, strict=True)):
+        peer = sacrebleu.sentence_bleu(
+            tranx_tokenize(prediction), [tranx_tokenize(r) for r in refs], tokenize="none"
+        ).score
+        assert ours_bleu[index] == pytest.approx(peer, rel=1e-12, abs=1e-12)
+        best = max(
+            rouge_scorer._score_lcs(code_tokens(r), code_tokens(prediction)).fmeasure for r in refs
+        )
+        assert ours_rouge["per_item"][index] == best
+
+
+# --- BLEU parity with sacrebleu -----------------------------------------------------------
+
+
+def _vendored_code_bleu(**options):
+    """sacrebleu with the study's vendored "code" tokenizer: TranX steps, then split/join."""
+    bleu = sacrebleu.BLEU(tokenize="none", **options)
+    bleu.tokenizer = lambda line: " ".join(tranx_tokenize(line).split())
+    return bleu
+
+
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_code_tokenizer_equals_sacrebleu_with_the_vendored_code_tokenizer(pairs, lowercase):
+    predictions, references = pairs
+    metric = BleuMetric(lowercase=lowercase)
+    stats = metric.statistics(predictions, [[r] for r in references])
+    peer = _vendored_code_bleu(lowercase=lowercase).corpus_score(predictions, [references])
+    assert metric.corpus_score(stats) == pytest.approx(peer.score, rel=1e-12)
+    sentence_peer = _vendored_code_bleu(lowercase=lowercase, effective_order=True)
+    for value, prediction, reference in zip(
+        metric.item_scores(stats), predictions, references, strict=True
+    ):
+        expected = sentence_peer.sentence_score(prediction, [reference]).score
+        assert value == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("tokenize", ["13a", "intl", "char", "none"])
+@pytest.mark.parametrize("smooth_method", ["exp", "floor", "add-k", "none"])
+def test_sacrebleu_tokenizers_and_smoothing_match_sacrebleu(pairs, tokenize, smooth_method):
+    predictions, references = pairs
+    predictions, references = predictions[:25], references[:25]
+    metric = BleuMetric(tokenize=tokenize, smooth_method=smooth_method)
+    stats = metric.statistics(predictions, [[r] for r in references])
+    corpus = sacrebleu.corpus_bleu(
+        predictions, [references], tokenize=tokenize, smooth_method=smooth_method
+    )
+    assert metric.corpus_score(stats) == pytest.approx(corpus.score, rel=1e-12, abs=1e-12)
+    for value, prediction, reference in zip(
+        metric.item_scores(stats), predictions, references, strict=True
+    ):
+        expected = sacrebleu.sentence_bleu(
+            prediction, [reference], tokenize=tokenize, smooth_method=smooth_method
+        ).score
+        assert value == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_multiple_references_of_varying_number_match_sacrebleu(pairs):
+    predictions, references = pairs
+    rng = random.Random(7)
+    refs = []
+    for index, reference in enumerate(references):
+        extra = [references[(index + k + 1) % len(references)] for k in range(rng.randrange(3))]
+        refs.append([reference, *extra])
+    metric = BleuMetric(tokenize="13a")
+    stats = metric.statistics(predictions, refs)
+    width = max(len(r) for r in refs)
+    streams = [[r[k] if k < len(r) else None for r in refs] for k in range(width)]
+    peer = sacrebleu.corpus_bleu(predictions, streams, tokenize="13a")
+    assert metric.corpus_score(stats) == pytest.approx(peer.score, rel=1e-12)
+    for value, prediction, item_refs in zip(
+        metric.item_scores(stats), predictions, refs, strict=True
+    ):
+        expected = sacrebleu.sentence_bleu(prediction, item_refs, tokenize="13a").score
+        assert value == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_resampled_statistics_score_like_sacrebleu_on_the_resampled_corpus(pairs):
+    predictions, references = pairs
+    metric = BleuMetric()
+    stats = metric.statistics(predictions, [[r] for r in references])
+    rng = random.Random(42)
+    draws = [rng.choices(range(len(predictions)), k=len(predictions)) for _ in range(5)]
+    counts = np.zeros((len(draws), len(predictions)))
+    for row, draw in enumerate(draws):
+        np.add.at(counts[row], draw, 1)
+    scores = metric.score_from_statistics(counts @ stats)
+    bleu = _vendored_code_bleu()
+    for score, draw in zip(scores, draws, strict=True):
+        expected = bleu.corpus_score(
+            [predictions[i] for i in draw], [[references[i] for i in draw]]
+        )
+        assert score == pytest.approx(expected.score, rel=1e-12)
+
+
+def test_empty_and_short_predictions_match_sacrebleu():
+    predictions = ["", "x", "a b", "return"]
+    references = ["x = 1", "x", "a b c d e", "return None"]
+    metric = BleuMetric()
+    stats = metric.statistics(predictions, [[r] for r in references])
+    for value, prediction, reference in zip(
+        metric.item_scores(stats), predictions, references, strict=True
+    ):
+        expected = sacrebleu.sentence_bleu(
+            tranx_tokenize(prediction), [tranx_tokenize(reference)], tokenize="none"
+        ).score
+        assert value == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert metric.item_scores(stats)[0] == 0.0
+
+
+# --- ROUGE-L parity with rouge-score ------------------------------------------------------
+
+
+def test_lcs_matches_rouge_score_on_random_token_lists():
+    rng = random.Random(0)
+    for _ in range(300):
+        alphabet = [chr(97 + i) for i in range(rng.randint(1, 6))]
+        first = [rng.choice(alphabet) for _ in range(rng.randint(0, 90))]
+        second = [rng.choice(alphabet) for _ in range(rng.randint(0, 90))]
+        table = rouge_scorer._lcs_table(first, second)
+        assert lcs_length(first, second) == table[-1][-1]
+
+
+def test_rouge_l_matches_rouge_score_on_code(pairs):
+    predictions, references = pairs
+    values = RougeLMetric().item_values(predictions, [[r] for r in references])
+    for value, prediction, reference in zip(values, predictions, references, strict=True):
+        expected = rouge_scorer._score_lcs(code_tokens(reference), code_tokens(prediction))
+        assert value == expected.fmeasure
+
+
+def test_rouge_l_through_rouge_scores_public_api_with_a_code_tokenizer(pairs):
+    class CodeTokenizer:
+        def tokenize(self, text):
+            return code_tokens(text)
+
+    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=CodeTokenizer())
+    predictions, references = pairs
+    refs = [[references[i], references[(i + 1) % len(references)]] for i in range(len(pairs[0]))]
+    result = cgm_metrics.score("rouge_l", predictions, refs, per_item=True)
+    expected = [
+        scorer.score_multi(r, p)["rougeL"].fmeasure for p, r in zip(predictions, refs, strict=True)
+    ]
+    assert result["per_item"] == expected
+    assert result["score"] == pytest.approx(np.mean(expected), rel=1e-12)
+
+
+def test_whitespace_tokens_option():
+    result = cgm_metrics.score("rouge_l", ["f(a, b)"], ["f(a,b)"], tokenize="whitespace")
+    assert result["score"] == rouge_scorer._score_lcs(["f(a,b)"], ["f(a,", "b)"]).fmeasure
+    assert cgm_metrics.score("rouge_l", ["f(a, b)"], ["f(a,b)"])["score"] == 1.0
+
+
+# --- METEOR and WordNet -------------------------------------------------------------------
+
+
+def test_meteor_matches_nltk_with_best_reference():
+    from nltk.translate.meteor_score import single_meteor_score
+
+    reader = wn.load_wordnet()
+    predictions = ["def run(self): return self.go()", "x = size + 1", ""]
+    references = [
+        ["def execute(self): return self.move()", "def run(): pass"],
+        ["x = magnitude + 1"],
+        ["a"],
+    ]
+    result = cgm_metrics.score("meteor", predictions, references, per_item=True)
+    expected = [
+        max(single_meteor_score(code_tokens(r), code_tokens(p), wordnet=reader) for r in refs)
+        for p, refs in zip(predictions, references, strict=True)
+    ]
+    assert result["per_item"] == expected
+    assert expected[2] == 0.0
+    assert "wordnet:3.0" in result["signature"]
+
+
+def test_meteor_without_wordnet_fails_with_the_fix(tmp_path, monkeypatch):
+    import nltk.data
+
+    monkeypatch.delenv("NLTK_DATA", raising=False)
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    with pytest.raises(wn.WordNetNotFoundError) as error:
+        cgm_metrics.score("meteor", ["x = 1"], ["x = 2"])
+    message = str(error.value)
+    assert "python -m cgm_metrics.classic.wordnet install" in message
+    assert "wordnet-base wordnet-sense-index" in message
+    assert "no fallback" in message
+    assert wn.main(["status"]) == 1
+
+
+def _man_page_lexnames():
+    man = Path("/usr/share/man/man5/lexnames.5WN.gz")
+    if not man.exists():
+        return None
+    rows = []
+    with gzip.open(man, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split("\t")
+            if len(fields) == 3 and fields[0].isdigit():
+                rows.append((int(fields[0]), fields[1].strip()))
+    return rows
+
+
+def test_lexnames_table_agrees_with_the_database_and_its_documentation():
+    source = wn.default_source()
+    if not (source / "data.noun").exists():
+        pytest.skip(f"no WordNet database in {source} (scripts/test.sh installs it)")
+    documented = _man_page_lexnames()
+    if documented is not None:
+        assert documented == [(i, name) for i, (name, _) in enumerate(wn.LEXNAMES)]
+    categories = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+    for pos, category in categories.items():
+        with open(source / f"data.{pos}", encoding="utf-8") as handle:
+            numbers = {line.split()[1] for line in handle if not line.startswith(" ")}
+        for number in sorted(numbers):
+            name, listed = wn.LEXNAMES[int(number)]
+            assert listed == category and name.startswith(pos), (pos, number, name)
+
+
+def test_install_builds_a_wordnet_nltk_reads(tmp_path, monkeypatch):
+    source = wn.default_source()
+    if not (source / "data.noun").exists():
+        pytest.skip(f"no WordNet database in {source} (scripts/test.sh installs it)")
+    import nltk.data
+
+    destination = wn.install(target=tmp_path)
+    assert destination == tmp_path / "corpora" / "wordnet"
+    for name in (*wn.DATABASE_FILES, "lexnames", "LICENSE"):
+        assert (destination / name).is_file() and not (destination / name).is_symlink()
+    monkeypatch.delenv("NLTK_DATA", raising=False)
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    reader = wn.load_wordnet()
+    assert reader.get_version() == "3.0"
+    assert reader.synset("dog.n.01").lexname() == "noun.animal"
+    assert reader.synset("run.v.01").lexname() == "verb.motion"
+    assert wn.install(target=tmp_path) == destination  # kept, not rebuilt
+
+
+def test_install_refuses_an_incomplete_or_other_wordnet(tmp_path, capsys):
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (partial / "data.noun").write_text("")
+    with pytest.raises(wn.WordNetNotFoundError, match="lacks data.adj"):
+        wn.install(target=tmp_path / "out", source=partial)
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in wn.DATABASE_FILES:
+        (other / name).write_text("")
+    (other / "data.adj").write_text("  29 WordNet 3.1 Copyright 2011 by Princeton University.\n")
+    with pytest.raises(wn.WordNetNotFoundError, match="WordNet 3.1"):
+        wn.install(target=tmp_path / "out", source=other)
+    assert not (tmp_path / "out" / "corpora" / "wordnet").exists()
+    assert wn.main(["install", "--source", str(partial), "--target", str(tmp_path)]) == 1
+    assert "wordnet-base" in capsys.readouterr().err
+
+
+# --- interface, bad inputs, determinism ---------------------------------------------------
+
+
+def test_registry_entries_and_scales():
+    assert {"bleu", "rouge_l", "meteor"} <= set(cgm_metrics.metrics())
+    bleu = cgm_metrics.get_metric("bleu", lang="python")
+    assert bleu.scale == 100.0
+    assert cgm_metrics.get_metric("rouge_l", lang="java").scale == 1.0
+    assert cgm_metrics.get_metric("meteor", lang="python").scale == 1.0
+    stats = bleu.statistics(["a b c"], [["a b c"]])
+    assert stats.tolist() == [[3, 3, 3, 2, 1, 0, 3, 2, 1, 0]]
+    assert "tokenize:code" in bleu.signature()
+
+
+@pytest.mark.parametrize("name", ["bleu", "rouge_l", "meteor"])
+def test_bad_inputs_are_clear_errors(name):
+    with pytest.raises(ValueError, match="predictions"):
+        cgm_metrics.score(name, ["a", "b"], ["a"])
+    with pytest.raises(TypeError, match=r"predictions\[1\]"):
+        cgm_metrics.score(name, ["a", 3], ["a", "b"])
+    with pytest.raises(TypeError, match=r"references\[0\]\[0\]"):
+        cgm_metrics.score(name, ["a"], [[None]])
+    with pytest.raises(ValueError, match="empty"):
+        cgm_metrics.score(name, [], [])
+    with pytest.raises(ValueError, match="tokenize"):
+        cgm_metrics.get_metric(name, tokenize="bpe")
+
+
+def test_bad_options_are_clear_errors():
+    with pytest.raises(ValueError, match="smooth_method"):
+        BleuMetric(smooth_method="add-one")
+    with pytest.raises(ValueError, match="max_ngram_order"):
+        BleuMetric(max_ngram_order=0)
+    with pytest.raises(ValueError, match="smooth_value"):
+        BleuMetric(smooth_method="floor", smooth_value=-1)
+    with pytest.raises(ValueError, match="alpha"):
+        cgm_metrics.get_metric("meteor", alpha=2)
+    with pytest.raises(ValueError, match="statistics rows"):
+        BleuMetric().score_from_statistics(np.zeros((2, 7)))
+
+
+def test_scores_do_not_depend_on_the_hash_seed(pairs):
+    code = (
+        "import json, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from corpus import stdlib_pairs\n"
+        "import cgm_metrics\n"
+        "p, r = stdlib_pairs(30, seed=5)\n"
+        "out = [cgm_metrics.score(n, p, r, per_item=True)['per_item'] for n in "
+        "('bleu', 'rouge_l')]\n"
+        "print(json.dumps(out))\n"
+    )
+    outputs = set()
+    for seed in ("0", "123"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        run = subprocess.run(
+            [sys.executable, "-c", code, str(ROOT / "benchmarks")],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        outputs.add(run.stdout)
+    assert len(outputs) == 1
