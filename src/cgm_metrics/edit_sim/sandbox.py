@@ -62,6 +62,7 @@ class ExecutionResult:
     isolation: tuple[str, ...]  # the protections that were in force
     duration: float  # wall-clock seconds
     leftover_processes: int  # processes still alive after the run, killed by the cleanup
+    uid: int | None  # the run's own uid (None when not running as root)
 
 
 def code_execution_allowed(allow_code_execution: bool = False) -> bool:
@@ -80,7 +81,8 @@ def _interpreter_paths() -> list[str]:
     return sorted(os.path.realpath(p) for p in paths)
 
 
-def _processes_of(uid: int) -> list[int]:
+def processes_of(uid: int) -> list[int]:
+    """The ids of the live processes running as ``uid`` (from /proc)."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -96,7 +98,7 @@ def _kill_uid(uid: int) -> int:
     """Kill every process running as ``uid`` (the run's own uid); returns how many were found."""
     killed: set[int] = set()
     for _ in range(50):
-        pids = _processes_of(uid)
+        pids = processes_of(uid)
         if not pids:
             break
         for pid in pids:
@@ -212,6 +214,7 @@ def run_program(
             isolation=isolation,
             duration=duration,
             leftover_processes=_cleanup(process, uid),
+            uid=uid,
         )
     finally:
         if process is not None:

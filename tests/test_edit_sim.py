@@ -1,0 +1,381 @@
+"""EDIT-SIM, COMBINED and pass@k (Dibia et al., 2023; Chen et al., 2021), and the sandbox.
+
+Expected values are worked by hand (Levenshtein distances counted edit by edit) or computed
+with the textbook binomial formula of pass@k; the sandbox tests attack the sandbox with the
+programs it must contain and check the host afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import METRICS_DIR
+
+import cgm_metrics
+from cgm_metrics.edit_sim import EditSimMetric, edit_similarity, pass_at_k, pass_at_k_per_task
+from cgm_metrics.edit_sim.sandbox import processes_of, run_program
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load():
+    import evaluate
+
+    return evaluate.load(str(METRICS_DIR / "edit_sim"))
+
+
+# --- EDIT-SIM: hand-worked values -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("prediction", "reference", "expected"),
+    [
+        ("kitten", "sitting", 1 - 3 / 7),  # k->s, e->i, +g
+        ("abcd", "abed", 1 - 1 / 4),  # c->e
+        ("return x+1", "return x + 1", 1 - 2 / 12),  # two inserted spaces
+        ("", "", 1.0),  # both empty: identical
+        ("", "abc", 0.0),
+        ("abc", "abc", 1.0),
+        ("abc", "xyz", 0.0),
+        ("flaw", "lawn", 1 - 2 / 4),  # -f, +n
+    ],
+)
+def test_character_edit_similarity(prediction, reference, expected):
+    assert edit_similarity(prediction, reference) == pytest.approx(expected, abs=1e-15)
+
+
+def test_token_edit_similarity_uses_tranx_tokens():
+    # tokens a = b + 1 / a = b - 1: one substitution out of five tokens
+    assert edit_similarity("a = b + 1", "a = b - 1", unit="token") == pytest.approx(0.8)
+    # camelCase splits: getValue(x) -> get Value ( x ); get_value(x) -> get_value ( x )
+    # 5 vs 4 tokens, distance 2 (get->get_value, delete Value)
+    assert edit_similarity("getValue(x)", "get_value(x)", unit="token") == pytest.approx(1 - 2 / 5)
+    # whitespace differences vanish at token level
+    assert edit_similarity("x=1", "x   =   1", unit="token") == 1.0
+    assert edit_similarity("x=1", "x   =   1") == pytest.approx(1 - 6 / 9)
+
+
+def test_best_reference_counts_and_corpus_is_mean():
+    metric = EditSimMetric()
+    result = metric.compute(["kitten", "abcd"], [["sitting", "kitten!"], "abed"], per_item=True)
+    assert result["per_item"] == pytest.approx([1 - 1 / 7, 0.75])
+    assert result["score"] == pytest.approx((1 - 1 / 7 + 0.75) / 2)
+
+
+def test_combined_hand_values_and_components():
+    metric = EditSimMetric()
+    # EDIT-SIM 4/7, 3/4, 0; PASS 0, 1, 1 -> COMBINED 4/7, 1, 1
+    result = metric.compute(
+        ["kitten", "abcd", "abc"], ["sitting", "abed", "xyz"], per_item=True, passed=[0, 1, True]
+    )
+    assert result["per_item"] == pytest.approx([4 / 7, 1.0, 1.0])
+    assert result["score"] == pytest.approx((4 / 7 + 2) / 3)
+    assert result["combined"] == pytest.approx((4 / 7 + 2) / 3)
+    assert result["edit_sim"] == pytest.approx((4 / 7 + 3 / 4) / 3)
+    assert result["pass"] == pytest.approx(2 / 3)
+
+
+def test_sufficient_statistics_resample_like_items():
+    metric = EditSimMetric()
+    preds, refs = ["kitten", "abcd", "abc", ""], [["sitting"], ["abed"], ["xyz"], [""]]
+    stats = metric.statistics(preds, refs, passed=[False, False, True, False])
+    assert stats.shape == (4, 4)
+    items = metric.item_scores(stats)
+    counts = np.array([[2, 0, 1, 1], [0, 4, 0, 0], [1, 1, 1, 1]], dtype=float)
+    # a bootstrap is counts @ stats; its score is the mean of the drawn item values
+    resampled = metric.score_from_statistics(counts @ stats)
+    assert resampled == pytest.approx((counts @ items) / counts.sum(1))
+    assert metric.item_scores(metric.statistics(preds, refs)) == pytest.approx(
+        [4 / 7, 0.75, 0.0, 1.0]
+    )
+
+
+def test_registry_entry_and_options():
+    result = cgm_metrics.score("edit_sim", ["abcd"], ["abed"], unit="token", per_item=True)
+    assert result["per_item"] == [0.0]  # one token each, different
+    assert "unit:token" in result["signature"]
+    with pytest.raises(ValueError, match="unit"):
+        EditSimMetric(unit="line")
+    with pytest.raises(ValueError, match="Supported"):
+        EditSimMetric(lang="klingon")
+    with pytest.raises(ValueError, match="passed"):
+        EditSimMetric().compute(["a", "b"], ["a", "b"], passed=[True])
+    with pytest.raises(ValueError, match=r"passed\[0\]"):
+        EditSimMetric().compute(["a"], ["a"], passed=["yes"])
+
+
+# --- pass@k --------------------------------------------------------------------------------
+
+
+def _pass_at_k_binomial(n: int, c: int, k: int) -> Fraction:
+    """Chen et al.'s definition, exactly: 1 - C(n - c, k) / C(n, k)."""
+    return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+
+
+def test_pass_at_k_hand_values():
+    # n=5, c=2, k=2: 1 - C(3,2)/C(5,2) = 1 - 3/10
+    assert pass_at_k([5], [2], 2) == pytest.approx(0.7, abs=1e-15)
+    # code_eval's docstring example: two candidates, one passes
+    assert pass_at_k([2], [1], 1) == 0.5 and pass_at_k([2], [1], 2) == 1.0
+    # n - c < k: every draw holds a correct sample
+    assert pass_at_k([3], [2], 2) == 1.0
+    assert pass_at_k([4], [0], 3) == 0.0
+    # mean over tasks
+    assert pass_at_k([10, 5], [3, 0], 3) == pytest.approx((1 - 35 / 120) / 2, abs=1e-15)
+
+
+def test_pass_at_k_equals_binomial_formula_on_a_grid():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(1, 60))
+        c = int(rng.integers(0, n + 1))
+        k = int(rng.integers(1, n + 1))
+        exact = float(_pass_at_k_binomial(n, c, k))
+        assert pass_at_k_per_task([n], [c], k)[0] == pytest.approx(exact, rel=1e-12, abs=1e-12)
+    # large n, where the binomials overflow floats: still finite and exact to 1e-12
+    assert pass_at_k([2000], [7], 100) == pytest.approx(
+        float(_pass_at_k_binomial(2000, 7, 100)), rel=1e-12
+    )
+
+
+def test_pass_at_k_equals_code_eval_when_it_loads():
+    """evaluate's code_eval lives on the Hub; offline it cannot load, and the test says so.
+
+    It runs in a child process: a failed ``evaluate.load`` leaves evaluate's module cache in a
+    state that breaks later loads in the same process.
+    """
+    program = (
+        "import json, os, sys\n"
+        "import evaluate\n"
+        "try:\n"
+        "    code_eval = evaluate.load('code_eval')\n"
+        "except Exception as error:\n"
+        "    print(json.dumps({'skip': str(error)})); sys.exit(0)\n"
+        "os.environ['HF_ALLOW_CODE_EVAL'] = '1'\n"
+        "candidates = [['def add(a,b): return a*b', 'def add(a, b): return a+b']]\n"
+        "scores, _ = code_eval.compute(references=['assert add(2,3)==5'],\n"
+        "                              predictions=candidates, k=[1, 2])\n"
+        "print(json.dumps({key: float(value) for key, value in scores.items()}))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=300
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    expected = json.loads(completed.stdout.strip().splitlines()[-1])
+    if "skip" in expected:
+        pytest.skip(f"evaluate's code_eval cannot load here: {expected['skip']}")
+    assert expected == {"pass@1": pass_at_k([2], [1], 1), "pass@2": pass_at_k([2], [1], 2)}
+
+
+def test_pass_at_k_errors_instead_of_dropping_k():
+    with pytest.raises(ValueError, match="at least 3 samples"):
+        pass_at_k([2, 5], [1, 1], 3)
+    with pytest.raises(ValueError, match="cannot exceed"):
+        pass_at_k([2], [3], 1)
+    with pytest.raises(ValueError, match="positive integer"):
+        pass_at_k([2], [1], 0)
+
+
+# --- the evaluate module -------------------------------------------------------------------
+
+
+def test_module_outputs_with_outcomes_and_tasks():
+    module = _load()
+    preds = ["kitten", "abcd", "abc", "flaw", "x", "y"]
+    refs = ["sitting", "abed", "xyz", "lawn", "x", "z"]
+    result = module.compute(
+        predictions=preds,
+        references=refs,
+        passed=[False, True, False, False, True, False],
+        task_ids=["a", "a", "b", "b", "c", "c"],
+        k=[1, 2],
+        return_per_sample=True,
+    )
+    edit = [4 / 7, 0.75, 0.0, 0.5, 1.0, 0.0]
+    combined = [4 / 7, 1.0, 0.0, 0.5, 1.0, 0.0]
+    assert result["scores"] == pytest.approx(edit)
+    assert result["combined_scores"] == pytest.approx(combined)
+    assert result["edit_sim"] == pytest.approx(sum(edit) / 6)
+    assert result["combined"] == pytest.approx(sum(combined) / 6)
+    assert result["pass"] == pytest.approx(2 / 6)
+    # tasks a: n=2 c=1; b: n=2 c=0; c: n=2 c=1
+    assert result["pass@1"] == pytest.approx((0.5 + 0 + 0.5) / 3)
+    assert result["pass@2"] == pytest.approx((1 + 0 + 1) / 3)
+    with pytest.raises(ValueError, match="at least 3"):
+        module.compute(
+            predictions=preds, references=refs, passed=[True] * 6, k=[3], task_ids=[0] * 5 + [1]
+        )
+    with pytest.raises(ValueError, match="passed"):
+        module.compute(predictions=preds, references=refs, k=[1])
+
+
+def test_module_refuses_to_run_tests_without_opt_in(monkeypatch):
+    monkeypatch.delenv("HF_ALLOW_CODE_EVAL", raising=False)
+    module = _load()
+    with pytest.raises(ValueError, match="HF_ALLOW_CODE_EVAL"):
+        module.compute(predictions=["x = 1"], references=["x = 1"], tests=["assert x == 1"])
+    with pytest.raises(ValueError, match="allow_code_execution"):
+        run_program("print(1)")
+
+
+# --- the sandbox ---------------------------------------------------------------------------
+
+
+def _isolation_available() -> bool:
+    try:
+        result = run_program("pass", timeout=5, allow_code_execution=True)
+    except (RuntimeError, NotImplementedError):
+        return False
+    return "pid_namespace" in result.isolation and "network_namespace" in result.isolation
+
+
+needs_sandbox = pytest.mark.skipif(
+    not _isolation_available(),
+    reason="needs Linux namespaces (root or CAP_SYS_ADMIN) for the sandbox",
+)
+
+
+def _run(source: str, **options):
+    options.setdefault("timeout", 2.0)
+    start = time.monotonic()
+    result = run_program(source, allow_code_execution=True, **options)
+    elapsed = time.monotonic() - start
+    assert elapsed < options["timeout"] + 10, "the wall-clock limit did not hold"
+    if result.uid is not None:
+        assert processes_of(result.uid) == [], "processes of the run outlived it"
+    assert result.leftover_processes == 0
+    return result
+
+
+@needs_sandbox
+def test_sandbox_passes_and_fails_like_unit_tests():
+    module = _load()
+    result = module.compute(
+        predictions=["def add(a, b):\n    return a + b", "def add(a, b):\n    return a * b"],
+        references=["def add(x, y):\n    return x + y"] * 2,
+        tests=["assert add(2, 3) == 5", "assert add(2, 3) == 5"],
+        allow_code_execution=True,
+        return_per_sample=True,
+    )
+    assert result["passed"] == [True, False]
+    assert result["pass@1"] == 0.5
+    ok = _run("import json, math\nprint(json.dumps(math.sqrt(16)))")
+    assert ok.passed and ok.stdout == "4.0\n"
+    assert {"unprivileged_uid", "mount_namespace", "read_only_root"} <= set(ok.isolation)
+
+
+@needs_sandbox
+def test_env_switch_is_the_opt_in(monkeypatch):
+    monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
+    assert run_program("pass", timeout=5).passed
+
+
+@needs_sandbox
+def test_infinite_loop_times_out():
+    result = _run("while True:\n    pass", timeout=1.5)
+    assert not result.passed and result.status == "timeout"
+    sleeper = _run("import time\nwhile True:\n    time.sleep(0.05)", timeout=1.0)
+    assert not sleeper.passed and sleeper.status == "timeout"
+    assert sleeper.duration < 5
+
+
+@needs_sandbox
+def test_bounded_forks_hit_the_process_limit_and_are_reaped():
+    program = (
+        "import os, sys, time\n"
+        "made = 0\n"
+        "for _ in range(50):\n"
+        "    try:\n"
+        "        pid = os.fork()\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    if pid == 0:\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        "    made += 1\n"
+        "print(made)\n"
+        "sys.exit(0 if made == 50 else 1)\n"
+    )
+    result = _run(program, max_processes=10)
+    assert not result.passed  # the limit stopped the forks
+    assert int(result.stdout) == 9  # 10 processes of the run's uid: itself and 9 children
+
+
+@needs_sandbox
+def test_fork_bomb_is_contained():
+    bomb = (
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+    )
+    result = _run(bomb, timeout=2.0, max_processes=16)
+    assert not result.passed and result.status == "timeout"
+    crashing_bomb = "import os\nwhile True:\n    os.fork()\n"
+    assert not _run(crashing_bomb, timeout=2.0, max_processes=16).passed
+
+
+@needs_sandbox
+def test_memory_hog_is_contained():
+    result = _run("x = bytearray(8 * 1024 ** 3)", memory_mb=512)
+    assert not result.passed and "MemoryError" in result.stderr
+    grower = _run(
+        "chunks = []\nwhile True:\n    chunks.append(bytearray(50 * 1024 ** 2))", memory_mb=512
+    )
+    assert not grower.passed
+
+
+@needs_sandbox
+def test_output_flood_is_bounded():
+    result = _run("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)", max_file_mb=1)
+    assert not result.passed and len(result.stdout) <= 64 * 1024
+
+
+@needs_sandbox
+def test_writes_outside_the_working_directory_do_not_reach_the_host():
+    outside = Path(tempfile.mkdtemp(prefix=".cgm-sandbox-probe-", dir=ROOT))
+    try:
+        outside.chmod(0o777)  # even a world-writable host directory stays untouched
+        target = outside / "escaped.txt"
+        result = _run(f"open({str(target)!r}, 'w').write('x')")
+        assert not result.passed and "Read-only file system" in result.stderr
+        assert not target.exists()
+        home = Path.home() / ".cgm-sandbox-escaped"
+        assert not _run(f"open({str(home)!r}, 'w').write('x')").passed
+        assert not home.exists()
+        # /tmp is the run's own: writing there works but never reaches the host's /tmp
+        scratch = Path("/tmp") / f"cgm-sandbox-escaped-{os.getpid()}"
+        inside = _run(f"open({str(scratch)!r}, 'w').write('x')")
+        assert inside.passed and not scratch.exists()
+        relative = _run("open('result.txt', 'w').write('x')\nprint(open('result.txt').read())")
+        assert relative.passed and relative.stdout == "x\n"
+    finally:
+        for path in outside.iterdir():
+            path.unlink()
+        outside.rmdir()
+
+
+@needs_sandbox
+def test_network_connection_is_refused_and_never_arrives():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        program = (
+            "import socket\n"
+            f"s = socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+            "s.sendall(b'escaped')\n"
+        )
+        result = _run(program)
+        assert not result.passed
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nothing connected
