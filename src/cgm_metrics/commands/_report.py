@@ -49,7 +49,7 @@ def plot_significance(results: dict, systems: list[str], path: Path, correction:
     size = 0.75 * len(systems) + 1.8
     fig, axes = plt.subplots(1, len(names), figsize=(size * len(names), size), squeeze=False)
     index = {s: i for i, s in enumerate(systems)}
-    for ax, name in zip(axes[0], names, strict=True):
+    for column, (ax, name) in enumerate(zip(axes[0], names, strict=True)):
         matrix = np.full((len(systems), len(systems)), np.nan)
         labels = [["" for _ in systems] for _ in systems]
         for pair in results[name]["pairs"]:
@@ -60,12 +60,13 @@ def plot_significance(results: dict, systems: list[str], path: Path, correction:
         image = ax.imshow(matrix, cmap="RdYlGn_r", vmin=0.0, vmax=1.0)
         for i in range(len(systems)):
             for j in range(len(systems)):
+                dark = i != j and matrix[i, j] < 0.2
                 ax.text(j, i, labels[i][j] if i != j else "-", ha="center", va="center",
-                        fontsize=8)
+                        fontsize=8, color="white" if dark else "black")
         ax.set_xticks(range(len(systems)))
         ax.set_xticklabels(systems, rotation=40, ha="right")
         ax.set_yticks(range(len(systems)))
-        ax.set_yticklabels(systems)
+        ax.set_yticklabels(systems if column == 0 else [])
         ax.set_title(f"{name}: {correction} p")
     fig.colorbar(image, ax=list(axes[0]), shrink=0.8, label="adjusted p-value")
     fig.savefig(path, dpi=110, bbox_inches="tight")

@@ -148,9 +148,9 @@ def compare_metric(
         if hasattr(library, "minimum_detectable_difference"):
             mdd = library.minimum_detectable_difference(
                 stats_by_system[pair["a"]], stats_by_system[pair["b"]], metric,
-                alpha=args.alpha, power=args.power,
+                alpha=args.alpha, power=args.power, seed=args.seed,
             )
-            pair["mdd"] = float(mdd) if np.ndim(mdd) == 0 else float(_get(dict(mdd), "mdd"))
+            pair["mdd"] = float(getattr(mdd, "minimum_difference", mdd))
         # the library's wording when it gives one, else the same wording made here
         pair["verdict"] = pair["verdict"] or verdict(
             pair, getattr(metric, "higher_is_better", True))

@@ -71,6 +71,26 @@ def export(data: dict, directory: str) -> list[str]:
     return written
 
 
+def reading(results: dict, pass_rate: dict[str, str]) -> str:
+    """The plain-language summary: where the metrics disagree, and what the demo shows."""
+    lines = ["Reading it:"]
+    first = next(iter(results.values()))
+    for index, pair in enumerate(first["pairs"]):
+        verdicts = {name: result["pairs"][index]["verdict"] for name, result in results.items()}
+        if len(set(verdicts.values())) > 1:
+            detail = "; ".join(f"{name}: {verdict}" for name, verdict in verdicts.items())
+            lines.append(f"- the metrics disagree on {pair['a']} vs {pair['b']} ({detail}).")
+    lines.append(
+        f"- near_miss passes {pass_rate.get('near_miss', '?')} task tests yet scores closest "
+        "to the references (one wrong token changes little text), while strong passes "
+        f"{pass_rate.get('strong', '?')} with different wording: similarity metrics measure "
+        "closeness to a reference, not correctness."
+    )
+    lines.append("- a difference is real only when the verdict says 'significant'; the MDD "
+                 "column is the smallest difference this test set can reliably detect.")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     data = load_demo()
     if args.export:
@@ -109,10 +129,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     results = compare_command.run_comparison(metric_set, stats, args)
     compare_command.print_comparison(results, names, len(references), args)
-    print("\nReading it: near_miss fails every test yet scores close to the references, "
-          "because one wrong token changes little text; strong passes every test with "
-          "different wording. Similarity metrics measure closeness to a reference, not "
-          "correctness; a difference is real only when the test says 'significant'.")
+    print("\n" + reading(results, pass_rate))
 
     settings = compare_command.settings(args)
     payload = {"command": "demo", "n_items": len(references), "lang": lang,
@@ -127,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
 
         intro = (f"{len(references)} hand-written Python tasks with reference solutions; "
                  f"systems: " + "; ".join(f"**{n}**: {data['systems'][n]['description']}"
-                                          for n in names) + ".")
+                                          for n in names) + ".\n\n"
+                 + reading(results, pass_rate).replace("Reading it:\n", ""))
         if metric_set.skipped:
             intro += " Skipped metrics: " + ", ".join(metric_set.skipped) + "."
         paths = write_report(
