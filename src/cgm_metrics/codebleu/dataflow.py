@@ -56,7 +56,17 @@ def _package_union(first: tuple, second: tuple) -> tuple:
 UNIONS = {"package": _package_union, "source": _source_union}
 
 
+_ABSENT = object()
+
+
 class _Walker:
+    """The package's DFG rules over one mutable variable state with an undo journal.
+
+    The package copies the whole state at every node (quadratic in the number of names); here
+    the state is changed in place, every change is journaled, and a branch rolls its changes
+    back to walk the next branch from the same state.
+    """
+
     def __init__(self, tree: FlatTree, rules: DataflowRules, union) -> None:
         self.union = union
         self.tree = tree
@@ -78,7 +88,28 @@ class _Walker:
             for name in names:
                 kinds.setdefault(name, kind)
         self.kinds = kinds
+        self.state: State = {}
+        self.journal: list[tuple[str, object]] = []
         self.memo: dict = {}
+        self.names_under: dict[int, tuple[str, ...]] = {}
+
+    # -- state with an undo journal --------------------------------------------------------
+    def _set(self, name: str, value: tuple[int, ...]) -> None:
+        self.journal.append((name, self.state.get(name, _ABSENT)))
+        self.state[name] = value
+
+    def _changes(self, mark: int) -> dict[str, tuple[int, ...]]:
+        state = self.state
+        return {name: state[name] for name, _ in self.journal[mark:]}
+
+    def _undo(self, mark: int) -> None:
+        journal, state = self.journal, self.state
+        while len(journal) > mark:
+            name, old = journal.pop()
+            if old is _ABSENT:
+                del state[name]
+            else:
+                state[name] = old  # type: ignore[assignment]
 
     # -- helpers -------------------------------------------------------------------------
     def _field(self, node: int | None, name: str) -> int | None:
@@ -94,10 +125,9 @@ class _Walker:
     def _code(self, node: int) -> tuple[int, str]:
         return self.index_to_code[(self.tree.starts[node], self.tree.ends[node])]
 
-    def variables(self, node: int | None) -> list[tuple[int, str]]:
-        """(position, text) of the leaves under ``node`` whose text differs from their type."""
+    def _leaves(self, node: int | None) -> list[int]:
         if node is None:
-            raise _Invalid("variables of a missing node")
+            raise _Invalid("leaves of a missing node")
         types, children = self.types, self.children
         found = []
         stack = [node]
@@ -105,56 +135,77 @@ class _Walker:
             current = stack.pop()
             kind = types[current]
             if (not children[current] or kind in ATOMIC_TYPES) and kind != "comment":
-                position, code = self._code(current)
-                if kind != code:
-                    found.append((position, code))
+                found.append(current)
             else:
                 stack.extend(reversed(children[current]))
         return found
 
+    def variables(self, node: int | None) -> list[tuple[int, str]]:
+        """(position, text) of the leaves under ``node`` whose text differs from their type."""
+        found = []
+        for leaf in self._leaves(node):
+            position, code = self._code(leaf)
+            if self.types[leaf] != code:
+                found.append((position, code))
+        return found
+
+    def _names(self, node: int) -> tuple[str, ...]:
+        """Every token text under ``node``: all a loop's result can depend on."""
+        names = self.names_under.get(node)
+        if names is None:
+            names = tuple(sorted({self._code(leaf)[1] for leaf in self._leaves(node)}))
+            self.names_under[node] = names
+        return names
+
     # -- the walk --------------------------------------------------------------------------
-    def walk(self, node: int | None, states: State) -> tuple[list[Entry], State]:
+    def walk(self, node: int | None) -> list[Entry]:
         if node is None:
             raise _Invalid("walk of a missing node")
         kind_name = self.types[node]
-        children = self.children[node]
-        if (not children or kind_name in ATOMIC_TYPES) and kind_name != "comment":
+        if (not self.children[node] or kind_name in ATOMIC_TYPES) and kind_name != "comment":
             position, code = self._code(node)
             if kind_name == code:
-                return [], states
-            if code in states:
-                return [(code, position, COMES, (code,), states[code])], states
+                return []
+            known = self.state.get(code)
+            if known is not None:
+                return [(code, position, COMES, (code,), known)]
             if kind_name == "identifier":
-                states = {**states, code: (position,)}
-            return [(code, position, COMES, (), ())], states
+                self._set(code, (position,))
+            return [(code, position, COMES, (), ())]
         kind = self.kinds.get(kind_name)
         if kind is None:
-            return self._default(node, states)
+            return self._default(node)
         if kind in ("for_in", "c_for", "foreach", "loop"):
-            key = (node, tuple(sorted(states.items())))
+            # a loop's result depends only on the node and the state of the names inside it
+            state = self.state
+            key = (node, tuple(state.get(name) for name in self._names(node)))
             cached = self.memo.get(key)
-            if cached is None:
-                cached = self.memo[key] = getattr(self, "_" + kind)(node, states)
-            return cached
-        return getattr(self, "_" + kind)(node, states)
+            if cached is not None:
+                entries, changes = cached
+                for name, value in changes.items():
+                    self._set(name, value)
+                return entries
+            mark = len(self.journal)
+            entries = getattr(self, "_" + kind)(node)
+            self.memo[key] = (entries, self._changes(mark))
+            return entries
+        return getattr(self, "_" + kind)(node)
 
-    def _default(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _default(self, node: int) -> list[Entry]:
         entries: list[Entry] = []
         first = self.rules.first
         children = self.children[node]
         if first:
             for child in children:
                 if self.types[child] in first:
-                    found, states = self.walk(child, states)
-                    entries += found
+                    entries += self.walk(child)
         for child in children:
             if self.types[child] not in first:
-                found, states = self.walk(child, states)
-                entries += found
+                entries += self.walk(child)
         entries.sort(key=_position)
-        return entries, states
+        return entries
 
-    def _definition(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _definition(self, node: int) -> list[Entry]:
         style = self.rules.definition_style
         children = self.children[node]
         if style == "fields":
@@ -169,23 +220,20 @@ class _Walker:
             name = children[1]
             value = children[2] if len(children) >= 3 else None
         entries: list[Entry] = []
-        states = dict(states)
         if value is None:
             for position, code in self.variables(name):
                 entries.append((code, position, COMES, (), ()))
-                states[code] = (position,)
+                self._set(code, (position,))
         else:
             names = self.variables(name)
             values = self.variables(value)
-            found, states = self.walk(value, states)
-            states = dict(states)
-            entries += found
+            entries += self.walk(value)
             for position, code in names:
                 for value_position, value_code in values:
                     entries.append((code, position, COMES, (value_code,), (value_position,)))
-                states[code] = (position,)
+                self._set(code, (position,))
         entries.sort(key=_position)
-        return entries, states
+        return entries
 
     def _pairs(self, node: int) -> tuple[list[int | None], list[int | None]] | None:
         """Left and right sides of a tuple-style assignment (None: nothing to do)."""
@@ -208,61 +256,54 @@ class _Walker:
             lefts, rights = [self.children[node][0]], [self.children[node][-1]]
         return lefts, rights
 
-    def _bind(
-        self, lefts: list, rights: list, entries: list[Entry], states: State
-    ) -> tuple[list[Entry], State]:
+    def _bind(self, lefts: list, rights: list, entries: list[Entry]) -> list[Entry]:
         """Walk the right sides, then each left variable is computed from its right side."""
         for right in rights:
-            found, states = self.walk(right, states)
-            entries += found
-        states = dict(states)
+            entries += self.walk(right)
         for left, right in zip(lefts, rights, strict=False):
             sources = self.variables(right)
             names = tuple(code for _, code in sources)
             positions = tuple(position for position, _ in sources)
             for position, code in self.variables(left):
                 entries.append((code, position, COMPUTED, names, positions))
-                states[code] = (position,)
-        return entries, states
+                self._set(code, (position,))
+        return entries
 
-    def _assignment(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _assignment(self, node: int) -> list[Entry]:
         if self.rules.assignment_style == "tuple":
             sides = self._pairs(node)
             if sides is None:
-                return [], states
-            entries, states = self._bind(sides[0], sides[1], [], states)
+                return []
+            entries = self._bind(sides[0], sides[1], [])
             entries.sort(key=_position)
-            return entries, states
+            return entries
         left = self._field(node, "left")
         right = self._field(node, "right")
-        entries, states = self.walk(right, states)
-        entries = list(entries)
+        entries = list(self.walk(right))
         names = self.variables(left)
         values = self.variables(right)
-        states = dict(states)
         for position, code in names:
             for value_position, value_code in values:
                 entries.append((code, position, COMPUTED, (value_code,), (value_position,)))
-            states[code] = (position,)
+            self._set(code, (position,))
         entries.sort(key=_position)
-        return entries, states
+        return entries
 
-    def _increment(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _increment(self, node: int) -> list[Entry]:
         entries: list[Entry] = []
-        states = dict(states)
         found = self.variables(node)
         for position, code in found:
             for other_position, other_code in found:
                 entries.append((code, position, COMPUTED, (other_code,), (other_position,)))
-            states[code] = (position,)
+            self._set(code, (position,))
         entries.sort(key=_position)
-        return entries, states
+        return entries
 
-    def _branch(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _branch(self, node: int) -> list[Entry]:
         rules = self.rules
         entries: list[Entry] = []
-        current = states
-        others: list[State] = []
+        base = len(self.journal)
+        branches: list[dict[str, tuple[int, ...]]] = []
         flag = False
         has_else = "else" in self.types[node]
         for child in self.children[node]:
@@ -276,21 +317,39 @@ class _Walker:
             else:
                 same_path = child_type not in rules.branch and not flag
             if same_path:
-                found, current = self.walk(child, current)
-            else:
-                flag = True
-                found, branch_states = self.walk(child, states)
-                others.append(branch_states)
-            entries += found
-        others.append(current)
-        if rules.branch_keeps_input == "always" or not has_else:
-            others.append(states)
-        merged: dict[str, list[int]] = {}
-        for state in others:
-            for name, positions in state.items():
-                merged.setdefault(name, []).extend(positions)
+                entries += self.walk(child)
+                continue
+            flag = True
+            # walk this branch from the state before the statement, then restore the path
+            current = self._changes(base)
+            self._undo(base)
+            entries += self.walk(child)
+            branches.append(self._changes(base))
+            self._undo(base)
+            for name, value in current.items():
+                self._set(name, value)
+        branches.append(self._changes(base))
+        self._undo(base)
+        keep_input = rules.branch_keeps_input == "always" or not has_else
+        state = self.state
+        touched: dict[str, None] = {}
+        for changes in branches:
+            touched.update(dict.fromkeys(changes))
+        merged = {}
+        for name in touched:
+            before = state.get(name)
+            positions: list[int] = []
+            for changes in branches:
+                value = changes.get(name, before)
+                if value is not None:
+                    positions.extend(value)
+            if keep_input and before is not None:
+                positions.extend(before)
+            merged[name] = tuple(sorted(set(positions)))
+        for name, value in merged.items():
+            self._set(name, value)
         entries.sort(key=_position)
-        return entries, {name: tuple(sorted(set(p))) for name, p in merged.items()}
+        return entries
 
     def _merge_loop(self, entries: list[Entry]) -> list[Entry]:
         """The package's merge of a loop's two walks: one entry per (name, position, relation)."""
@@ -307,18 +366,16 @@ class _Walker:
         result.sort(key=_position)
         return result
 
-    def _for_in(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _for_in(self, node: int) -> list[Entry]:
         entries: list[Entry] = []
+        types = self.types
         for _ in range(2):
             if self.rules.for_in_style == "ruby":
                 lefts = [self._field(node, "pattern")]
                 rights = [self._field(node, "value")]
             else:
-                types = self.types
-                left_field = self._field(node, "right")  # evaluated first, as in the package
-                rights = [x for x in self._kids(left_field) if types[x] != ","]
-                left_field = self._field(node, "left")
-                lefts = [x for x in self._kids(left_field) if types[x] != ","]
+                rights = [x for x in self._kids(self._field(node, "right")) if types[x] != ","]
+                lefts = [x for x in self._kids(self._field(node, "left")) if types[x] != ","]
                 if len(rights) != len(lefts):
                     lefts = [self._field(node, "left")]
                     rights = [self._field(node, "right")]
@@ -326,40 +383,35 @@ class _Walker:
                     lefts = [self._field(node, "left")]
                 if not rights:
                     rights = [self._field(node, "right")]
-            entries, states = self._bind(lefts, rights, entries, states)
+            entries = self._bind(lefts, rights, entries)
             if self.rules.for_in_style == "ruby":
-                found, states = self.walk(self._field(node, "body"), states)
-                entries += found
+                entries += self.walk(self._field(node, "body"))
             else:
                 last = self.children[node][-1]
-                if self.types[last] == "block":
-                    found, states = self.walk(last, states)
-                    entries += found
-        return self._merge_loop(entries), states
+                if types[last] == "block":
+                    entries += self.walk(last)
+        return self._merge_loop(entries)
 
-    def _c_for(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _c_for(self, node: int) -> list[Entry]:
         rules = self.rules
         entries: list[Entry] = []
         children = self.children[node]
         for child in children:
-            found, states = self.walk(child, states)
-            entries += found
+            entries += self.walk(child)
         again = False
         for child in children:
             if again:
-                found, states = self.walk(child, states)
-                entries += found
+                entries += self.walk(child)
             elif rules.c_for_update_of and self.types[child] == rules.c_for_update_of:
                 update = self._field(child, "update")
                 if update is not None:
-                    found, states = self.walk(update, states)
-                    entries += found
+                    entries += self.walk(update)
                 again = True
             elif self.types[child] == rules.c_for_restart:
                 again = True
-        return self._merge_loop(entries), states
+        return self._merge_loop(entries)
 
-    def _foreach(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _foreach(self, node: int) -> list[Entry]:
         if self.rules.foreach_php:
             name = value = None
             for child in self.children[node]:
@@ -374,26 +426,22 @@ class _Walker:
         body = self._field(node, "body")
         entries: list[Entry] = []
         for _ in range(2):
-            found, states = self.walk(value, states)
-            entries += found
+            entries += self.walk(value)
             names = self.variables(name)
             values = self.variables(value)
-            states = dict(states)
             for position, code in names:
                 for value_position, value_code in values:
                     entries.append((code, position, COMPUTED, (value_code,), (value_position,)))
-                states[code] = (position,)
-            found, states = self.walk(body, states)
-            entries += found
-        return self._merge_loop(entries), states
+                self._set(code, (position,))
+            entries += self.walk(body)
+        return self._merge_loop(entries)
 
-    def _loop(self, node: int, states: State) -> tuple[list[Entry], State]:
+    def _loop(self, node: int) -> list[Entry]:
         entries: list[Entry] = []
         for _ in range(2):
             for child in self.children[node]:
-                found, states = self.walk(child, states)
-                entries += found
-        return self._merge_loop(entries), states
+                entries += self.walk(child)
+        return self._merge_loop(entries)
 
 
 def data_flow(tree: FlatTree, rules: DataflowRules, order: str = "package") -> list[Entry]:
@@ -412,7 +460,7 @@ def data_flow(tree: FlatTree, rules: DataflowRules, order: str = "package") -> l
     try:
         if needed > limit:
             sys.setrecursionlimit(needed)
-        entries, _ = walker.walk(0, {})
+        entries = walker.walk(0)
     except (_Invalid, IndexError, KeyError):
         entries = []
     finally:
