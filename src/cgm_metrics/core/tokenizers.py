@@ -10,6 +10,8 @@ from .parsing import ParsedCode, leaves, parse
 _NON_WORD = re.compile(r"([^A-Za-z0-9_])")
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _SPACES = re.compile(r"\s+")
+# One token: a run of word characters or a single other non-space character.
+_TOKEN = re.compile(r"[A-Za-z0-9_]+|[^A-Za-z0-9_\s]")
 
 
 def whitespace_tokens(code: str) -> list[str]:
@@ -30,8 +32,13 @@ def tranx_tokenize(code: str) -> str:
 
 
 def code_tokens(code: str) -> list[str]:
-    """The TranX / Out of the BLEU code tokens of ``code`` as a list."""
-    return tranx_tokenize(code).split()
+    """The TranX / Out of the BLEU code tokens of ``code`` as a list.
+
+    Equal to ``tranx_tokenize(code).split()`` in one regex pass: a camelCase boundary always
+    lies inside a run of word characters, and quotes are single characters either way.
+    """
+    code = code.replace('"', "`").replace("'", "`")
+    return _TOKEN.findall(_CAMEL.sub(r"\1 \2", code))
 
 
 def leaf_tokens(
