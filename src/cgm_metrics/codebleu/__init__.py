@@ -7,6 +7,7 @@ from .metric import (
     OUT_OF_THE_BLEU_WEIGHTS,
     CodeBleuMetric,
     calc_codebleu,
+    compute_codebleu,
 )
 
 __all__ = [
@@ -16,4 +17,5 @@ __all__ = [
     "OUT_OF_THE_BLEU_WEIGHTS",
     "CodeBleuMetric",
     "calc_codebleu",
+    "compute_codebleu",
 ]

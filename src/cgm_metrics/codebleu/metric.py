@@ -267,3 +267,24 @@ def calc_codebleu(
     metric = CodeBleuMetric(lang=lang, weights=weights, dataflow=dataflow, set_order=set_order)
     preds, refs = check_inputs(predictions, references)
     return metric.scores(metric.statistics(preds, refs).sum(axis=0))
+
+
+def compute_codebleu(
+    predictions: Any,
+    references: Any,
+    lang: object = "python",
+    weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+    dataflow: str = "package",
+    return_per_sample: bool = False,
+    set_order: str = "package",
+) -> dict[str, Any]:
+    """The evaluate module's result: the package's five keys, plus per-item ``scores``."""
+    from ..core.inputs import check_inputs
+
+    metric = CodeBleuMetric(lang=lang, weights=weights, dataflow=dataflow, set_order=set_order)
+    preds, refs = check_inputs(predictions, references)
+    stats = metric.statistics(preds, refs)
+    result: dict[str, Any] = metric.scores(stats.sum(axis=0))
+    if return_per_sample:
+        result["scores"] = [float(x) for x in metric.item_scores(stats)]
+    return result
