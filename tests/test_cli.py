@@ -477,3 +477,55 @@ def test_demo_json_is_built_from_build_py():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.build() == json.loads(DEMO_JSON.read_text())
+
+
+# ---------------------------------------------------------------- terminal and agreement
+
+
+@needs_chrf
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    import pty
+
+    data = json.loads(DEMO_JSON.read_text())
+    refs = write_lines(tmp_path / "refs.txt", [t["reference"] for t in data["tasks"]] * 3)
+    preds = write_lines(tmp_path / "weak.txt", data["systems"]["weak"]["outputs"] * 3)
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    # a terminal of 24 x 100 (a fresh pty has width 0, where tqdm draws nothing)
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    env = dict(os.environ, HF_EVALUATE_OFFLINE="1")
+    process = subprocess.run(
+        [sys.executable, "-m", "cgm_metrics", "score", "--references", str(refs),
+         "--predictions", str(preds), "--metrics", "chrf_code"],
+        stdout=subprocess.PIPE, stderr=slave, env=env, timeout=300,
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert process.returncode == 0
+    assert "statistics" in b"".join(chunks).decode(errors="replace")  # the tqdm bar
+    quiet = cgm("score", "--references", refs, "--predictions", preds, "--metrics", "chrf_code")
+    assert "statistics" not in quiet.stderr
+
+
+def test_agreement_runs_through_cgm(tmp_path):
+    if not (ROOT / "src" / "cgm_metrics" / "commands" / "agreement.py").exists():
+        pytest.skip("cgm agreement is not installed")
+    path = shared_data("hearthstone", "hs.graded.jsonl")
+    out = tmp_path / "agreement.json"
+    result = cgm("agreement", path, "--json", out)
+    assert result.returncode == 0, result.stderr
+    assert {"gcnn", "nl2code"} <= set(json.loads(out.read_text())["models"])
+    missing = cgm("agreement", tmp_path / "absent.jsonl")
+    assert missing.returncode == 1 and "absent.jsonl" in missing.stderr
