@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.inputs import check_inputs
 from ..core.languages import resolve_language
 from ..metric import MeanOfItems
 from .ged import graph_edit_distance, graph_similarity
@@ -59,7 +60,39 @@ class RubyMetric(MeanOfItems):
         return np.asarray(self.item_results(predictions, references)[0], dtype=np.float64)
 
 
+def compute_ruby(
+    predictions: Any,
+    references: Any,
+    lang: Any = "python",
+    return_per_sample: bool = False,
+    level: str | None = None,
+) -> dict[str, Any]:
+    """The result of the ``ruby`` evaluate module (contract of DESIGN.md).
+
+    ``{"ruby": mean score, "levels": {"graph": n, "tree": n, "string": n}}``, plus
+    ``"scores"`` and ``"sample_levels"`` (one per item) when ``return_per_sample``.
+
+    >>> result = compute_ruby(["x = (", "y = 1"], ["x = 1", "y = 1"], return_per_sample=True)
+    >>> result["levels"], result["sample_levels"]
+    ({'graph': 1, 'tree': 0, 'string': 1}, ['string', 'graph'])
+    """
+    if not isinstance(return_per_sample, bool):
+        raise TypeError(f"`return_per_sample` must be True or False, got {return_per_sample!r}.")
+    metric = RubyMetric(lang=lang, level=level)
+    preds, refs = check_inputs(predictions, references)
+    scores, levels = metric.item_results(preds, refs)
+    result: dict[str, Any] = {
+        "ruby": float(np.mean(scores)),
+        "levels": {name: levels.count(name) for name in LEVELS},
+    }
+    if return_per_sample:
+        result["scores"] = [float(score) for score in scores]
+        result["sample_levels"] = list(levels)
+    return result
+
+
 __all__ = [
+    "compute_ruby",
     "LEVELS",
     "MAX_GRAPH_STATEMENTS",
     "MAX_TREE_CELLS",

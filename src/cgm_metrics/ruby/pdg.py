@@ -256,20 +256,24 @@ def _own_parts(
     tokens: list[str] = []
     defs: dict[str, None] = {}
     reads: dict[str, None] = {}
-    stack: list[tuple[Node, str]] = [(statement.node, "use")]
+    # (node, role, whether its leaves are tokens: not inside a string kept whole)
+    stack: list[tuple[Node, str, bool]] = [(statement.node, "use", True)]
     while stack:
-        node, role = stack.pop()
+        node, role, emit = stack.pop()
         if node.type in comments:
             continue
-        if node.child_count == 0 or node.type in atomic:
-            text = parsed.node_text(node)
-            if text.strip():
-                tokens.append(text.strip())
+        if emit and (node.child_count == 0 or node.type in atomic):
+            text = parsed.node_text(node).strip()
+            if text:
+                tokens.append(text)
+            emit = False
+        if node.child_count == 0:
             if node.type in spec.variables:
+                name = parsed.node_text(node)
                 if role in ("def", "defuse"):
-                    defs.setdefault(text)
+                    defs.setdefault(name)
                 if role in ("use", "defuse"):
-                    reads.setdefault(text)
+                    reads.setdefault(name)
             continue
         cursor = node.walk()
         entries = []
@@ -277,7 +281,8 @@ def _own_parts(
             while True:
                 child = cursor.node
                 if child.id not in nested:
-                    entries.append((child, _child_role(spec, node, cursor.field_name, role)))
+                    role_below = _child_role(spec, node, cursor.field_name, role)
+                    entries.append((child, role_below, emit))
                 if not cursor.goto_next_sibling():
                     break
         stack.extend(reversed(entries))
@@ -307,22 +312,33 @@ class _DataFlow:
             state = self.run(index, state)
         return state
 
-    def run(self, index: int, state):
-        statement = self.statements[index]
-        for name in statement.reads:
+    def read(self, index: int, state) -> None:
+        for name in self.statements[index].reads:
             for source in state.get(name, ()):
                 self.edges.setdefault((source, index))
+
+    def define(self, index: int, state):
         after = dict(state)
-        for name in statement.defs:
+        for name in self.statements[index].defs:
             after[name] = (index,)
+        return after
+
+    def run(self, index: int, state):
+        statement = self.statements[index]
+        self.read(index, state)
+        after = self.define(index, state)
         kind = statement.node.type
         children = statement.children
+        if kind in self.spec.loops:
+            # the header runs again after the body: twice through finds loop-carried edges
+            back = self.run_block(children, after)
+            self.read(index, back)
+            entry = _union(after, self.define(index, back))
+            back = self.run_block(children, entry)
+            self.read(index, back)
+            return _union(entry, self.define(index, back))
         if not children:
             return after
-        if kind in self.spec.loops:
-            first = self.run_block(children, after)
-            second = self.run_block(children, _union(after, first))
-            return _union(after, second)
         if kind in self.spec.scopes:
             self.run_block(children, after)
             return after

@@ -1,0 +1,19 @@
+from pathlib import Path
+
+import evaluate
+import gradio as gr
+
+from cgm_metrics.hub import build_widget
+
+module = evaluate.load(str(Path(__file__).resolve().parent))
+demo = build_widget(
+    module,
+    extra_inputs={
+        "lang": gr.Dropdown(["python", "java", "javascript", "c", "cpp", "c_sharp", "go",
+                             "php", "ruby", "rust", "typescript"], value="python"),
+        "return_per_sample": gr.Checkbox(value=True),
+    },
+)
+
+if __name__ == "__main__":
+    demo.launch()

@@ -1,0 +1,533 @@
+"""RUBY: published Hearthstone values, tree edit distance against apted and zss, program
+dependence graphs of hand-written programs, graph edit distance against networkx, bounded cost
+and bad inputs."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import networkx as nx
+import pytest
+from apted import APTED
+from apted.helpers import Tree as AptedTree
+from conftest import ROOT, shared_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cgm_metrics
+from cgm_metrics.core import parse
+from cgm_metrics.ruby import (
+    MAX_TREE_NODES,
+    ProgramGraph,
+    RubyMetric,
+    Tree,
+    compute_ruby,
+    graph_edit_distance,
+    program_graph,
+    ruby,
+    ruby_items,
+    syntax_tree,
+    tree_edit_distance,
+)
+from cgm_metrics.ruby.ged import edit_path_cost, node_assignment, relabel_costs
+
+zss = pytest.importorskip("zss")
+
+
+# --- Hearthstone: the published pipeline's string level, reproduced exactly --------------------
+
+
+def _python3_parses(code: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(code)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _hearthstone_rows():
+    path = shared_data("hearthstone", "hs.graded.jsonl")
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def test_hearthstone_string_level_matches_published_ruby():
+    rows = [
+        row
+        for row in _hearthstone_rows()
+        if not _python3_parses(row["prediction"])
+        or not all(_python3_parses(ref) for ref in row["references"])
+    ]
+    assert len(rows) == 10  # the issue's count: every row the published pipeline scored as text
+    result = compute_ruby(
+        [row["prediction"] for row in rows],
+        [row["references"] for row in rows],
+        return_per_sample=True,
+    )
+    assert result["sample_levels"] == ["string"] * 10  # the fallback happens by itself
+    assert result["levels"] == {"graph": 0, "tree": 0, "string": 10}
+    published = [row["scores"]["ruby"] for row in rows]
+    assert [round(score, 3) for score in result["scores"]] == published
+    forced = compute_ruby(
+        [row["prediction"] for row in rows],
+        [row["references"] for row in rows],
+        return_per_sample=True,
+        level="string",
+    )
+    assert forced["scores"] == result["scores"]
+
+
+def test_hearthstone_whole_set_scores_and_levels():
+    rows = _hearthstone_rows()
+    result = compute_ruby(
+        [row["prediction"] for row in rows],
+        [row["references"] for row in rows],
+        return_per_sample=True,
+    )
+    assert sum(result["levels"].values()) == len(rows) == 132
+    assert result["levels"]["string"] == 10 and result["levels"]["graph"] == 122
+    assert all(0.0 <= s <= 1.0 for s in result["scores"])
+    # identical prediction and reference: 1.0 at any level
+    for row, score in zip(rows, result["scores"], strict=True):
+        if row["prediction"] == row["references"][0]:
+            assert score == 1.0
+
+
+# --- tree edit distance against apted and zss -------------------------------------------------
+
+
+@st.composite
+def random_trees(draw, max_nodes=14):
+    n = draw(st.integers(1, max_nodes))
+    labels = draw(st.lists(st.sampled_from("abcd"), min_size=n, max_size=n))
+    parents = [draw(st.integers(0, k - 1)) for k in range(1, n)]
+    children = [[] for _ in range(n)]
+    for child, parent in enumerate(parents, start=1):
+        children[parent].append(child)
+    return labels, children
+
+
+def _nested(labels, children, node=0):
+    return (labels[node], [_nested(labels, children, c) for c in children[node]])
+
+
+def _ours(tree) -> Tree:
+    return Tree.from_nested(_nested(*tree))
+
+
+def _zss(tree):
+    labels, children = tree
+    nodes = [zss.Node(label) for label in labels]
+    for parent, kids in enumerate(children):
+        for kid in kids:
+            nodes[parent].addkid(nodes[kid])
+    return nodes[0]
+
+
+def _bracket(tree, node=0) -> str:
+    labels, children = tree
+    return "{" + labels[node] + "".join(_bracket(tree, c) for c in children[node]) + "}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_trees(), random_trees())
+def test_ted_equals_zss(tree1, tree2):
+    expected = zss.simple_distance(_zss(tree1), _zss(tree2))
+    assert tree_edit_distance(_ours(tree1), _ours(tree2)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_trees(max_nodes=20), random_trees(max_nodes=20))
+def test_ted_equals_apted(tree1, tree2):
+    apted = APTED(AptedTree.from_text(_bracket(tree1)), AptedTree.from_text(_bracket(tree2)))
+    assert tree_edit_distance(_ours(tree1), _ours(tree2)) == apted.compute_edit_distance()
+
+
+def _apted_tree(tree: Tree) -> AptedTree:
+    nodes = [AptedTree(label.replace("{", "(").replace("}", ")")) for label in tree.labels]
+    for parent, kids in enumerate(tree.children):
+        nodes[parent].children = [nodes[k] for k in kids]
+    return nodes[0]
+
+
+def test_ted_equals_apted_on_real_asts():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from corpus import stdlib_pairs
+
+    predictions, references = stdlib_pairs(12, seed=3)
+    for prediction, reference in zip(predictions, references, strict=True):
+        a = syntax_tree(parse(prediction, "python"))
+        b = syntax_tree(parse(reference, "python"))
+        if len(a) > 90 or len(b) > 90:  # keep pure-Python apted quick
+            continue
+        expected = APTED(_apted_tree(a), _apted_tree(b)).compute_edit_distance()
+        assert tree_edit_distance(a, b) == expected
+
+
+@pytest.mark.parametrize(
+    ("code1", "code2"),
+    [  # pairs the zero-edge-cost "tree" level of the published code scores 1.0
+        ("if a:\n    x = f(y)\nelse:\n    z = g(w)\n", "if a:\n    z = g(w)\nelse:\n    x = f(y)\n"),
+        ("r = a - b * c\n", "r = (a - b) * c\n"),
+        ("for i in x:\n    pass\nprint(s)\n", "for i in x:\n    print(s)\n"),
+    ],
+)
+def test_tree_level_sees_structure(code1, code2):
+    score, level = ruby(code1, code2, level="tree")
+    assert level == "tree" and score < 1.0
+    a, b = syntax_tree(parse(code1, "python")), syntax_tree(parse(code2, "python"))
+    # the same number from zss on the same trees
+    assert tree_edit_distance(a, b) == zss.simple_distance(_tree_to_zss(a), _tree_to_zss(b))
+    assert score == pytest.approx(1 - tree_edit_distance(a, b) / (len(a) + len(b)))
+
+
+def _tree_to_zss(tree: Tree):
+    nodes = [zss.Node(label) for label in tree.labels]
+    for parent, kids in enumerate(tree.children):
+        for kid in kids:
+            nodes[parent].addkid(nodes[kid])
+    return nodes[0]
+
+
+def test_ted_right_comb_uses_the_cheaper_orientation():
+    # a right comb is quadratic for left-path decomposition; the mirror is linear
+    comb = ("r", [])
+    node = comb
+    for _ in range(400):
+        child = ("r", [])
+        node[1].extend(["leaf", child])
+        node = child
+    tree = Tree.from_nested(comb)
+    assert tree_edit_distance(tree, tree) == 0
+    assert tree_edit_distance(tree, Tree.from_nested("r")) == len(tree) - 1
+
+
+# --- program dependence graphs of hand-written programs ---------------------------------------
+
+
+def _edges(code: str, lang: str):
+    graph = program_graph(parse(code, lang))
+    assert graph is not None
+    names = [label.split(": ", 1)[1] for label in graph.labels]
+    control = {(names[s], names[t]) for s, t, kind in graph.edges if kind == "control"}
+    data = {(names[s], names[t]) for s, t, kind in graph.edges if kind == "data"}
+    return names, control, data
+
+
+PYTHON = """\
+def total(xs, k=1):
+    s = 0
+    for x in xs:
+        s += x * k
+    if s > 10:
+        r = s
+    else:
+        r = -s
+    return r
+"""
+
+
+def test_pdg_python():
+    names, control, data = _edges(PYTHON, "python")
+    assert names == [
+        "def total ( xs , k = 1 ) :",
+        "s = 0",
+        "for x in xs :",
+        "s += x * k",
+        "if s > 10 : else :",
+        "r = s",
+        "r = - s",
+        "return r",
+    ]
+    header, init, loop, acc, cond, then, other, ret = names
+    assert control == {
+        (header, init), (header, loop), (header, cond), (header, ret),
+        (loop, acc), (cond, then), (cond, other),
+    }
+    assert data == {
+        (header, loop),  # xs
+        (header, acc),  # k
+        (loop, acc),  # x
+        (init, acc), (acc, acc),  # s, and s carried around the loop
+        (init, cond), (acc, cond),  # s after the loop: zero or more iterations
+        (init, then), (acc, then), (init, other), (acc, other),
+        (then, ret), (other, ret),  # r from either branch
+    }
+
+
+JAVA = """\
+class A {
+    int f(int n) {
+        int a = 0;
+        int b = 1;
+        while (n > 0) {
+            a = a + b;
+            n--;
+        }
+        if (a > 5) b = a; else { b = 0; }
+        return b;
+    }
+}
+"""
+
+
+def test_pdg_java():
+    names, control, data = _edges(JAVA, "java")
+    assert names == [
+        "class A { }",
+        "int f ( int n ) { }",
+        "int a = 0 ;",
+        "int b = 1 ;",
+        "while ( n > 0 ) { }",
+        "a = a + b ;",
+        "n -- ;",
+        "if ( a > 5 ) else { }",
+        "b = a ;",
+        "b = 0 ;",
+        "return b ;",
+    ]
+    cls, method, a0, b1, loop, acc, dec, cond, then, other, ret = names
+    assert control == {
+        (cls, method), (method, a0), (method, b1), (method, loop), (method, cond),
+        (method, ret), (loop, acc), (loop, dec), (cond, then), (cond, other),
+    }
+    assert data == {
+        (method, loop), (method, dec), (dec, loop), (dec, dec),  # n; n-- reads and writes n
+        (a0, acc), (acc, acc), (b1, acc),  # a = a + b
+        (a0, cond), (acc, cond), (a0, then), (acc, then),  # a after the loop
+        (b1, ret), (then, ret), (other, ret),  # b: unchanged, or either branch
+    }
+
+
+JAVASCRIPT = """\
+function f(items) {
+  let count = 0;
+  for (const item of items) {
+    if (item.ok) count += 1;
+  }
+  const show = (n) => { return `${n}` + count; };
+  return show(count);
+}
+"""
+
+
+def test_pdg_javascript():
+    names, control, data = _edges(JAVASCRIPT, "javascript")
+    assert names == [
+        "function f ( items ) { }",
+        "let count = 0 ;",
+        "for ( const item of items ) { }",
+        "if ( item . ok )",
+        "count += 1 ;",
+        "const show = ( n ) => { } ;",
+        "return `${n}` + count ;",
+        "return show ( count ) ;",
+    ]
+    fn, init, loop, cond, inc, arrow, inner, ret = names
+    assert control == {
+        (fn, init), (fn, loop), (fn, arrow), (fn, ret), (loop, cond), (cond, inc),
+        (arrow, inner),
+    }
+    assert data == {
+        (fn, loop),  # items
+        (loop, cond),  # item
+        (init, inc), (inc, inc),  # count, carried around the loop
+        (arrow, inner),  # n
+        (init, inner), (inc, inner),  # count seen by the closure
+        (arrow, ret), (init, ret), (inc, ret),  # show, count
+    }
+
+
+def test_pdg_languages_without_a_table_start_at_the_tree_level():
+    assert program_graph(parse("fn main() { let x = 1; }", "rust")) is None
+    assert ruby("fn main() { let x = 1; }", "fn main() { let x = 2; }", lang="rust")[1] == "tree"
+
+
+# --- graph edit distance: an upper bound that is exact on small graphs ------------------------
+
+
+def _networkx_exact(g1: ProgramGraph, g2: ProgramGraph) -> float:
+    """Exact GED with the same costs (networkx, exponential: small graphs only)."""
+
+    def as_nx(graph):
+        result = nx.DiGraph()
+        for index, label in enumerate(graph.labels):
+            result.add_node(index, label=label)
+        for source, target, label in graph.edges:
+            if result.has_edge(source, target):
+                result[source][target]["labels"] = tuple(
+                    sorted(result[source][target]["labels"] + (label,))
+                )
+            else:
+                result.add_edge(source, target, labels=(label,))
+        return result
+
+    def edge_subst(a, b):
+        x, y = list(a["labels"]), list(b["labels"])
+        common = sum(min(x.count(v), y.count(v)) for v in set(x))
+        return max(len(x), len(y)) - common
+
+    return nx.graph_edit_distance(
+        as_nx(g1),
+        as_nx(g2),
+        node_subst_cost=lambda a, b: float(relabel_costs((a["label"],), (b["label"],))[0, 0]),
+        node_del_cost=lambda a: 1.0,
+        node_ins_cost=lambda a: 1.0,
+        edge_subst_cost=edge_subst,
+        edge_del_cost=lambda a: len(a["labels"]),
+        edge_ins_cost=lambda a: len(a["labels"]),
+    )
+
+
+SMALL_PROGRAMS = [
+    "x = 1\ny = x + 1\nprint(y)\n",
+    "x = 2\ny = x + 1\nprint(y)\n",
+    "y = 1\nx = y + 1\nprint(x)\n",
+    "x = 1\nif x:\n    y = x\nprint(y)\n",
+    "for i in r:\n    s = i\nprint(s)\n",
+    "x = 1\nprint(x)\n",
+]
+
+
+@pytest.mark.parametrize("first", range(len(SMALL_PROGRAMS)))
+def test_bipartite_ged_is_an_upper_bound(first):
+    g1 = program_graph(parse(SMALL_PROGRAMS[first], "python"))
+    for second in SMALL_PROGRAMS:
+        g2 = program_graph(parse(second, "python"))
+        exact = _networkx_exact(g1, g2)
+        ours = graph_edit_distance(g1, g2)
+        assert ours >= exact - 1e-9
+        assert ours == pytest.approx(edit_path_cost(g1, g2, node_assignment(g1, g2)))
+    assert graph_edit_distance(g1, g1) == 0
+
+
+def test_bipartite_ged_exact_on_renamed_and_changed_programs():
+    g1 = program_graph(parse(SMALL_PROGRAMS[0], "python"))
+    g2 = program_graph(parse(SMALL_PROGRAMS[1], "python"))
+    assert graph_edit_distance(g1, g2) == pytest.approx(_networkx_exact(g1, g2))
+
+
+# --- the metric: references, levels, determinism ----------------------------------------------
+
+
+def test_max_over_references_and_level_of_the_best():
+    preds = ["x = (1", "y = a + b"]
+    refs = [["x = 1", "x = (1"], ["z = 0", "y = a + b"]]
+    result = compute_ruby(preds, refs, return_per_sample=True)
+    assert result["scores"] == [1.0, 1.0]
+    assert result["sample_levels"] == ["string", "graph"]
+    single = compute_ruby(preds, [r[0] for r in refs], return_per_sample=True)
+    assert all(a <= b for a, b in zip(single["scores"], result["scores"], strict=True))
+
+
+def test_level_option_sets_the_first_level():
+    pred, ref = "def f(a):\n    return a + 1\n", "def f(b):\n    return b - 1\n"
+    levels = [compute_ruby([pred], [ref], level=lv, return_per_sample=True) for lv in
+              ("graph", "tree", "string")]
+    assert [r["sample_levels"][0] for r in levels] == ["graph", "tree", "string"]
+    tokens = cgm_metrics.core.code_tokens
+    from rapidfuzz.distance import Levenshtein
+
+    a, b = tokens(pred), tokens(ref)
+    assert levels[2]["ruby"] == pytest.approx(1 - Levenshtein.distance(a, b) / max(len(a), len(b)))
+    assert compute_ruby([pred], [ref])["ruby"] == levels[0]["ruby"]
+
+
+def test_empty_snippets():
+    assert compute_ruby([""], [""])["ruby"] == 1.0
+    assert compute_ruby([""], ["x = 1"])["ruby"] == 0.0
+    assert compute_ruby(["   "], [""], level="string")["ruby"] == 1.0
+
+
+def test_registry_and_statistics_interface():
+    result = cgm_metrics.score("ruby", ["x = 1", "y = (2"], ["x = 1", "y = 2"], per_item=True)
+    direct = compute_ruby(["x = 1", "y = (2"], ["x = 1", "y = 2"], return_per_sample=True)
+    assert result["per_item"] == direct["scores"]
+    assert result["score"] == pytest.approx(direct["ruby"])
+    assert "ruby|lang:python" in result["signature"]
+
+
+def test_deterministic_under_hash_seeds():
+    script = (
+        "from cgm_metrics.ruby import compute_ruby;"
+        f"print(compute_ruby({[PYTHON, 'x = (']!r}, {[PYTHON.replace('s', 't'), 'x']!r},"
+        " return_per_sample=True))"
+    )
+    outputs = set()
+    for seed in ("0", "1", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True)
+        outputs.add(run.stdout)
+    assert len(outputs) == 1
+
+
+# --- bounded cost ----------------------------------------------------------------------------
+
+
+def test_deep_nesting_falls_back_without_recursion_error():
+    depth = 3000
+    python_expr = "x = " + "(" * depth + "1" + ")" * depth
+    java_blocks = "class A { void f() { " + "{" * depth + "}" * depth + " } }"
+    js_ifs = "".join("if (a) {" for _ in range(depth)) + "x = 1;" + "}" * depth
+    result = compute_ruby([python_expr], [python_expr], return_per_sample=True)
+    assert result["scores"] == [1.0] and result["sample_levels"] == ["string"]
+    for code, lang in ((java_blocks, "java"), (js_ifs, "javascript")):
+        result = compute_ruby([code], [code + " "], lang=lang, return_per_sample=True)
+        assert result["sample_levels"] == ["string"] and result["scores"] == [1.0]
+
+
+def test_nesting_past_the_graph_limit_uses_the_tree_level():
+    code = "if (a) {" * 120 + "x = 1;" + "}" * 120  # 120 nested statements, few AST nodes
+    assert program_graph(parse(code, "javascript")) is None
+    score, level = ruby(code, code.replace("x = 1", "x = 2"), lang="javascript")
+    assert level == "tree" and 0.99 < score < 1.0
+
+
+def test_huge_input_falls_back_to_string_and_says_so():
+    big = "\n".join(f"v{i} = f(v{i - 1}, {i})" for i in range(1, 20000))
+    assert parse(big, "python").root.descendant_count > 2 * MAX_TREE_NODES
+    result = compute_ruby([big, "x = 1"], [big.replace("f(", "g("), "x = 1"],
+                          return_per_sample=True)
+    assert result["sample_levels"] == ["string", "graph"]
+    assert result["scores"][0] == pytest.approx(7 / 8)  # one of 8 tokens differs per line
+    assert result["levels"] == {"graph": 1, "tree": 0, "string": 1}
+
+
+# --- bad inputs ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "text"),
+    [
+        ({"level": "ast"}, ValueError, "level"),
+        ({"lang": "klingon"}, ValueError, "Supported"),
+        ({"return_per_sample": "yes"}, TypeError, "return_per_sample"),
+    ],
+)
+def test_bad_options(kwargs, error, text):
+    with pytest.raises(error, match=text):
+        compute_ruby(["x"], ["x"], **kwargs)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="references"):
+        compute_ruby(["x", "y"], ["x"])
+    with pytest.raises(TypeError, match="predictions"):
+        compute_ruby([1], ["x"])
+    with pytest.raises(TypeError, match="references"):
+        compute_ruby(["x"], [[None]])
+    with pytest.raises(ValueError, match="empty"):
+        compute_ruby([], [])
+    with pytest.raises(TypeError, match="unknown options"):
+        RubyMetric(lang="python", weights=(1, 1))
+    with pytest.raises(TypeError, match="predictions"):
+        ruby_items  # noqa: B018 - the public helper exists
+        compute_ruby("x = 1", ["x = 1"])
