@@ -14,6 +14,7 @@ from . import score as score_command
 METHODS = ("paired_bootstrap", "approximate_randomization")
 CORRECTIONS = ("holm", "bh")
 CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
+CORRECTION_SHORT = {"holm": "Holm", "bh": "BH"}
 
 DESCRIPTION = """\
 Compare systems on the same items: scores with confidence intervals, a paired test for every
@@ -199,7 +200,8 @@ def print_comparison(results: dict, systems: list[str], n_items: int, args) -> N
         print(f"\npairs ({args.method}, p-values {correction}-adjusted over "
               f"{len(result['pairs'])} pairs, alpha {args.alpha}):")
         print(common.table(
-            ["A vs B", "A - B", "p", f"p ({correction})", "MDD", "verdict"],
+            ["A vs B", "A - B", "p", f"p ({CORRECTION_SHORT[args.correction]})", "MDD",
+             "verdict"],
             [[f"{p['a']} vs {p['b']}", _signed(p["delta"], scale), common.format_p(p["p_value"]),
               common.format_p(p["p_adjusted"]), common.format_value(p["mdd"], scale),
               p["verdict"]]
@@ -210,10 +212,10 @@ def print_comparison(results: dict, systems: list[str], n_items: int, args) -> N
         print(common.table([""] + systems, matrix_rows(systems, result["pairs"])))
         mdds = [p["mdd"] for p in result["pairs"] if p["mdd"] is not None]
         if mdds:
-            print(f"\nWith {n_items} items, differences below "
-                  f"{common.format_value(min(mdds), scale)}-"
-                  f"{common.format_value(max(mdds), scale)} {name} points (MDD, power "
-                  f"{args.power}) cannot be reliably detected.")
+            low, high = (common.format_value(v, scale) for v in (min(mdds), max(mdds)))
+            span = low if low == high else f"{low}-{high} (depending on the pair)"
+            print(f"\nWith {n_items} items, differences below {span} {name} points cannot "
+                  f"be reliably detected (MDD at alpha {args.alpha}, power {args.power}).")
 
 
 def _signed(value: float, scale: float) -> str:
