@@ -1,0 +1,334 @@
+"""CodeBLEU: parity with the `codebleu` package 0.7.0 (golden files), determinism, cost, options.
+
+Expected values come from the package: its golden outputs in ../shared/data/codebleu (per
+pair, per corpus, its own test vectors) or a live run of the package where it is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import METRICS_DIR, ROOT, shared_data
+
+from cgm_metrics.codebleu import CodeBleuMetric, calc_codebleu
+from cgm_metrics.codebleu.keywords import KEYWORDS
+from cgm_metrics.codebleu.setorder import set_order, string_hash
+
+KEYS = (
+    "codebleu",
+    "ngram_match_score",
+    "weighted_ngram_match_score",
+    "syntax_match_score",
+    "dataflow_match_score",
+)
+LANGUAGES = ("python", "c", "c_sharp", "cpp", "javascript", "java", "php", "go", "ruby", "rust")
+TOL = 1e-9
+
+# Unstable pairs whose value lies outside the package's observed 25-seed range, with the
+# reason. With the package's own seed-0 set order (the default) there are none; the limit
+# of the data README is 5% of the unstable pairs of a file.
+EXPLAINED_OUTSIDE: dict[str, str] = {}
+
+
+def _records(lang: str) -> list[dict]:
+    path = shared_data("codebleu", f"codebleu_public_{lang}.jsonl")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _within(value: float, bounds: dict) -> bool:
+    return bounds["min"] - TOL <= value <= bounds["max"] + TOL
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_golden_pairs(lang):
+    """Each pair scored alone: stable pairs equal, unstable pairs within the 25-seed range."""
+    records = _records(lang)
+    stable_failures, outside = [], []
+    n_unstable = 0
+    for record in records:
+        got = calc_codebleu(record["predictions"], [record["references"]], lang=lang)
+        if record["stable_25_seeds"]:
+            wrong = [k for k in KEYS if abs(got[k] - record[k]["min"]) > TOL]
+            if wrong:
+                stable_failures.append((record["id"], wrong))
+        else:
+            n_unstable += 1
+            bounds = record.get("range_25_seeds") or {k: record[k] for k in KEYS}
+            if not all(_within(got[k], bounds[k]) for k in KEYS):
+                outside.append(record["id"])
+    assert not stable_failures, stable_failures[:10]
+    unexplained = [rid for rid in outside if rid not in EXPLAINED_OUTSIDE]
+    assert not unexplained, unexplained
+    assert len(outside) <= 0.05 * max(n_unstable, 1)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_golden_corpus(lang):
+    """Each file as one corpus: n-gram, weighted and syntax exact; all keys in the seed range,
+    and equal to the package's run with PYTHONHASHSEED=0 (the order we reproduce)."""
+    corpus = json.loads(shared_data("codebleu", "codebleu_public_corpus.json").read_text())
+    record = corpus[lang]
+    rows = _records(lang)
+    assert len(rows) == record["n_pairs"]
+    got = calc_codebleu([r["predictions"][0] for r in rows], [r["references"] for r in rows],
+                        lang=lang)
+    bounds = record.get("range_25_seeds") or {k: record[k] for k in KEYS}
+    for key in KEYS:
+        assert _within(got[key], bounds[key]), (key, got[key], bounds[key])
+    for key in ("ngram_match_score", "weighted_ngram_match_score", "syntax_match_score"):
+        assert got[key] == pytest.approx(record[key]["min"], abs=TOL)
+    for key in KEYS:
+        assert got[key] == pytest.approx(record["per_seed"]["0"][key], abs=TOL)
+
+
+def test_golden_corpus_is_micro_average_of_rows():
+    """Corpus score = score of summed per-item rows; per-item scores = each pair alone."""
+    rows = _records("python")[:40]
+    preds = [r["predictions"][0] for r in rows]
+    refs = [r["references"] for r in rows]
+    metric = CodeBleuMetric(lang="python")
+    stats = metric.statistics(preds, refs)
+    assert stats.shape == (40, 23)
+    whole = calc_codebleu(preds, refs, lang="python")
+    assert metric.corpus_score(stats) == pytest.approx(whole["codebleu"], abs=TOL)
+    parts = metric.components_from_statistics(stats.sum(axis=0))
+    for key in KEYS[1:]:
+        assert float(parts[key]) == pytest.approx(whole[key], abs=TOL)
+    per_item = metric.item_scores(stats)
+    for i, record in enumerate(rows[:10]):
+        if record["stable_25_seeds"]:
+            assert per_item[i] == pytest.approx(record["codebleu"]["min"], abs=TOL)
+    # vectorised over resamples, as the significance engine uses it
+    counts = np.random.default_rng(0).multinomial(40, [1 / 40] * 40, size=5)
+    resampled = metric.score_from_statistics(counts @ stats)
+    assert resampled.shape == (5,)
+    assert resampled[0] == pytest.approx(metric.corpus_score(np.repeat(stats, counts[0], 0)))
+
+
+def test_package_test_vectors():
+    """The package's own test suite inputs (and README example, edge cases): every key."""
+    path = shared_data("codebleu", "package_test_vectors.jsonl")
+    vectors = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(vectors) >= 20
+    for vector in vectors:
+        got = calc_codebleu(vector["pred"], vector["ref"], lang=vector["lang"])
+        for key in KEYS:
+            assert got[key] == pytest.approx(vector[key], abs=TOL), (vector["tag"], key)
+        # what the package's own tests assert (rounded); issue #32 quotes an older release
+        if vector["asserted"] is not None and vector["tag"] != "issue32":
+            assert got["codebleu"] == pytest.approx(vector["asserted"], rel=0.1)
+
+
+def test_evaluate_module_matches_package_and_accepts_lang_list():
+    import evaluate
+
+    module = evaluate.load(str(METRICS_DIR / "codebleu"))
+    # README example of the package: 0.5537842627792564 (codebleu), 0.10419044640136393 (ngram)
+    prediction = "def add ( a , b ) :\n return a + b"
+    reference = "def sum ( first , second ) :\n return second + first"
+    for lang in ("python", ["python"], "py"):
+        result = module.compute(predictions=[prediction], references=[reference], lang=lang)
+        assert result["codebleu"] == pytest.approx(0.5537842627792564, abs=TOL)
+        assert result["ngram_match_score"] == pytest.approx(0.10419044640136393, abs=TOL)
+    # package, weights (0.1, 0.1, 0.4, 0.4), each pair alone: 0.9057264525574326 and 0.4
+    result = module.compute(predictions=["x = 1", ""], references=[["x = 1"], ["y = 2"]],
+                            weights=(0.1, 0.1, 0.4, 0.4), return_per_sample=True)
+    assert result["scores"] == pytest.approx([0.9057264525574326, 0.4], abs=TOL)
+    assert result["codebleu"] == pytest.approx(0.43003218895440254, abs=TOL)
+
+
+_SEED_SCRIPT = """
+import json, sys
+from cgm_metrics.codebleu import calc_codebleu
+rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+rows = [r for r in rows if not r["stable_25_seeds"]][:12]
+out = [calc_codebleu(r["predictions"], [r["references"]], lang=r["lang"], set_order=sys.argv[2])
+       for r in rows]
+out.append(calc_codebleu([r["predictions"][0] for r in rows], [r["references"] for r in rows],
+                         lang=rows[0]["lang"], set_order=sys.argv[2]))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("order", ["package", "source"])
+def test_deterministic_under_any_hash_seed(order):
+    """Pairs on which the package's value changes with PYTHONHASHSEED give one value here."""
+    path = shared_data("codebleu", "codebleu_public_python.jsonl")
+    outputs = []
+    for seed in ("0", "1", "123"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", _SEED_SCRIPT, str(path), order], env=env,
+                              capture_output=True, text=True, timeout=300, check=True)
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_set_order_equals_cpython_at_seed_zero():
+    """Our computed set order is CPython's own list(set(...)) under PYTHONHASHSEED=0."""
+    words = ["x", "i", "self", "value", "_curses", "$foo", "ä", "日本", "😀", "", "n"]
+    words += [f"v{i}" for i in range(30)] + ["a_b", "count", "result", "tmp", "$this"]
+    cases = [words[i : i + k] + words[: k // 2] for i in range(len(words)) for k in (2, 5, 9, 17)]
+    script = (
+        "import json,sys; cases=json.loads(sys.stdin.read()); "
+        "print(json.dumps([[hash(w) & (2**64-1) for w in cases[0]], "
+        "[list(set(c)) for c in cases[1:]]]))"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps([words] + cases),
+                          env=env, capture_output=True, text=True, check=True, timeout=60)
+    hashes, orders = json.loads(done.stdout)
+    assert hashes == [string_hash(w) for w in words]
+    assert orders == [set_order(c) for c in cases]
+
+
+def _nested_for(depth: int) -> str:
+    lines = ["    " * d + f"for i{d} in range(n{d}):" for d in range(depth)]
+    return "\n".join(lines + ["    " * depth + "s = s + i0"])
+
+
+def test_nested_loops_are_not_exponential():
+    """The package needs 6.5 s for this pair (2^16 walks); the bound here only guards against
+    exponential growth (the benchmark reports the real timing)."""
+    calc_codebleu(["x = 1"], ["x = 1"])  # parsers loaded
+    code = _nested_for(16)
+    start = time.perf_counter()
+    calc_codebleu([code], [["def f(x):\n    return x"]])
+    calc_codebleu([code], [[code]])
+    assert time.perf_counter() - start < 1.0
+    java = "class A { void f() { " + "for (int i = 0; i < n; i++) { " * 16 + "s += i;"
+    java += " }" * 16 + " } }"
+    start = time.perf_counter()
+    result = calc_codebleu([java], [[java]], lang="java")
+    assert time.perf_counter() - start < 1.0
+    assert result["codebleu"] == pytest.approx(1.0)
+
+
+def test_deep_nesting_has_no_recursion_error():
+    deep_python = "x = " + "(" * 5000 + "1" + ")" * 5000
+    result = calc_codebleu([deep_python], [[deep_python]])
+    assert result["syntax_match_score"] == 1.0
+    deep_java = "class A { void f() { " + "if (a) { " * 2000 + "x = 1;" + " }" * 2000 + " } }"
+    result = calc_codebleu([deep_java], [[deep_java]], lang="java")
+    assert result["syntax_match_score"] == 1.0
+
+
+def test_big_input_in_bounded_time():
+    body = "\n".join(
+        f"def f{i}(a, b):\n    c = a + b * {i}\n    if c:\n        c = a\n    return c"
+        for i in range(1500)
+    )
+    assert len(body) > 90_000
+    start = time.perf_counter()
+    result = calc_codebleu([body], [[body]])
+    assert time.perf_counter() - start < 60
+    assert result["codebleu"] == pytest.approx(1.0)
+
+
+def test_typescript_keywords_and_dataflow():
+    """TypeScript is not in the package. Its dataflow uses the package's JavaScript rules, so on
+    the JavaScript golden pairs (valid TypeScript) it must give the package's JavaScript
+    dataflow wherever the two grammars build the same tree (all but a few pairs)."""
+    assert {"interface", "type", "readonly", "function", "const"} <= set(KEYWORDS["typescript"])
+    equal = total = 0
+    for record in _records("javascript"):
+        if not record["stable_25_seeds"]:
+            continue
+        got = calc_codebleu(record["predictions"], [record["references"]], lang="typescript")
+        total += 1
+        equal += abs(got["dataflow_match_score"] - record["dataflow_match_score"]["min"]) <= TOL
+        # the n-gram parts never depend on the grammar
+        assert got["ngram_match_score"] == pytest.approx(record["ngram_match_score"]["min"])
+    assert equal >= 0.9 * total
+    typed = "function add(a: number, b: number): number {\n  let c: number = a + b;\n  return c;\n}"
+    same = calc_codebleu([typed], [[typed]], lang="ts")
+    assert same["codebleu"] == pytest.approx(1.0)
+    renamed = typed.replace("let c", "let d").replace("return c", "return d")
+    other = calc_codebleu([renamed], [[typed]], lang="typescript")
+    assert other["dataflow_match_score"] == 1.0  # renaming keeps every dataflow edge
+    assert other["syntax_match_score"] == 1.0
+    broken = calc_codebleu(["let c: number = ;"], [[typed]], lang="typescript")
+    assert broken["dataflow_match_score"] < 1.0
+
+
+def test_weights_and_dataflow_options():
+    """Options recombine the package's own components (values from the package)."""
+    # package: x = 1 vs itself: ng 0.5623413251903491, w 0.4949232003839766, syn 1, df 0 -> 1
+    pair = (["x = 1"], [["x = 1"]])
+    ng, w = 0.5623413251903491, 0.4949232003839766
+    assert calc_codebleu(*pair)["codebleu"] == pytest.approx((ng + w + 1 + 1) / 4, abs=TOL)
+    oob = calc_codebleu(*pair, weights=(0.1, 0.1, 0.4, 0.4))["codebleu"]
+    assert oob == pytest.approx(0.1 * ng + 0.1 * w + 0.4 + 0.4, abs=TOL)
+    # package: "def foo ( x ) : pass" vs itself: ng, w, syn 1.0, raw dataflow 0 (no edges)
+    # counted as 1; "zero" keeps the 0, "renormalize" drops it
+    pair = (["def foo ( x ) : pass"], [["def foo ( x ) : pass"]])
+    assert calc_codebleu(*pair)["codebleu"] == pytest.approx(1.0, abs=TOL)
+    assert calc_codebleu(*pair)["dataflow_match_score"] == 0.0
+    assert calc_codebleu(*pair, dataflow="zero")["codebleu"] == pytest.approx(0.75, abs=TOL)
+    renorm = calc_codebleu(*pair, dataflow="renormalize", weights=(0.1, 0.2, 0.3, 0.4))
+    assert renorm["codebleu"] == pytest.approx(1.0, abs=TOL)
+    # a genuine 0 dataflow match stays 0 with "renormalize" and becomes 1 with "package"
+    # package: codebleu 0.33002303306113934, components below, dataflow 0 with edges in the ref
+    pred, ref = "def f(a):\n    return 1", "def f(a):\n    b = a\n    return b"
+    package = calc_codebleu([pred], [[ref]])
+    components = (0.08881915596542085, 0.08841583342199358, 0.14285714285714285, 0.0)
+    assert [package[k] for k in KEYS[1:]] == pytest.approx(components, abs=TOL)
+    assert package["codebleu"] == pytest.approx(0.33002303306113934, abs=TOL)
+    kept = calc_codebleu([pred], [[ref]], dataflow="renormalize")
+    assert kept["codebleu"] == pytest.approx(sum(components) / 4, abs=TOL)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="Supported.*python.*typescript"):
+        calc_codebleu(["x"], ["x"], lang="kotlin")
+    with pytest.raises(ValueError, match="haskell"):
+        CodeBleuMetric(lang="haskell")
+    with pytest.raises(TypeError, match=r"predictions\[1\]"):
+        calc_codebleu(["x", None], ["x", "y"])
+    with pytest.raises(TypeError, match=r"references\[0\]\[1\]"):
+        calc_codebleu(["x"], [["x", None]])
+    with pytest.raises(ValueError, match="references"):
+        calc_codebleu(["x", "y"], ["x"])
+    with pytest.raises(ValueError, match="empty"):
+        calc_codebleu([], [])
+    with pytest.raises(ValueError, match="weights"):
+        calc_codebleu(["x"], ["x"], weights=(0.5, 0.5))
+    with pytest.raises(ValueError, match="dataflow"):
+        calc_codebleu(["x"], ["x"], dataflow="one")
+
+
+def test_empty_and_unparsable_predictions_get_the_documented_score():
+    # package: empty prediction -> every component 0, codebleu 0.25 (the dataflow "or 1")
+    empty = calc_codebleu([""], [["def f ( x ) :\n    return x"]])
+    assert empty == pytest.approx({"codebleu": 0.25, "ngram_match_score": 0.0,
+                                   "weighted_ngram_match_score": 0.0,
+                                   "syntax_match_score": 0.0, "dataflow_match_score": 0.0})
+    # golden edge cases of every language: syntax errors and empty predictions
+    for lang in LANGUAGES:
+        for record in _records(lang):
+            if record["kind"] in ("edge:syntax_error_prediction", "edge:empty_prediction"):
+                got = calc_codebleu(record["predictions"], [record["references"]], lang=lang)
+                bounds = record.get("range_25_seeds") or {k: record[k] for k in KEYS}
+                assert all(_within(got[k], bounds[k]) for k in KEYS), record["id"]
+
+
+def test_registry_entry():
+    import cgm_metrics
+
+    result = cgm_metrics.score("codebleu", ["x = 1"], ["x = 1"], lang="python", per_item=True)
+    assert result["score"] == pytest.approx(0.7643161313935813, abs=TOL)  # package value
+    assert result["per_item"] == pytest.approx([0.7643161313935813], abs=TOL)
+    assert "codebleu" in result["signature"]
+
+
+def test_no_machine_paths_in_module_files():
+    for path in [*(ROOT / "src" / "cgm_metrics" / "codebleu").glob("*.py"),
+                 *(METRICS_DIR / "codebleu").iterdir()]:
+        if path.is_file():
+            assert "/work/" not in Path(path).read_text(encoding="utf-8")
