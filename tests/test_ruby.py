@@ -174,7 +174,10 @@ def test_ted_equals_apted_on_real_asts():
 @pytest.mark.parametrize(
     ("code1", "code2"),
     [  # pairs the zero-edge-cost "tree" level of the published code scores 1.0
-        ("if a:\n    x = f(y)\nelse:\n    z = g(w)\n", "if a:\n    z = g(w)\nelse:\n    x = f(y)\n"),
+        (
+            "if a:\n    x = f(y)\nelse:\n    z = g(w)\n",
+            "if a:\n    z = g(w)\nelse:\n    x = f(y)\n",
+        ),
         ("r = a - b * c\n", "r = (a - b) * c\n"),
         ("for i in x:\n    pass\nprint(s)\n", "for i in x:\n    print(s)\n"),
     ],
@@ -248,17 +251,28 @@ def test_pdg_python():
     ]
     header, init, loop, acc, cond, then, other, ret = names
     assert control == {
-        (header, init), (header, loop), (header, cond), (header, ret),
-        (loop, acc), (cond, then), (cond, other),
+        (header, init),
+        (header, loop),
+        (header, cond),
+        (header, ret),
+        (loop, acc),
+        (cond, then),
+        (cond, other),
     }
     assert data == {
         (header, loop),  # xs
         (header, acc),  # k
         (loop, acc),  # x
-        (init, acc), (acc, acc),  # s, and s carried around the loop
-        (init, cond), (acc, cond),  # s after the loop: zero or more iterations
-        (init, then), (acc, then), (init, other), (acc, other),
-        (then, ret), (other, ret),  # r from either branch
+        (init, acc),
+        (acc, acc),  # s, and s carried around the loop
+        (init, cond),
+        (acc, cond),  # s after the loop: zero or more iterations
+        (init, then),
+        (acc, then),
+        (init, other),
+        (acc, other),
+        (then, ret),
+        (other, ret),  # r from either branch
     }
 
 
@@ -295,14 +309,32 @@ def test_pdg_java():
     ]
     cls, method, a0, b1, loop, acc, dec, cond, then, other, ret = names
     assert control == {
-        (cls, method), (method, a0), (method, b1), (method, loop), (method, cond),
-        (method, ret), (loop, acc), (loop, dec), (cond, then), (cond, other),
+        (cls, method),
+        (method, a0),
+        (method, b1),
+        (method, loop),
+        (method, cond),
+        (method, ret),
+        (loop, acc),
+        (loop, dec),
+        (cond, then),
+        (cond, other),
     }
     assert data == {
-        (method, loop), (method, dec), (dec, loop), (dec, dec),  # n; n-- reads and writes n
-        (a0, acc), (acc, acc), (b1, acc),  # a = a + b
-        (a0, cond), (acc, cond), (a0, then), (acc, then),  # a after the loop
-        (b1, ret), (then, ret), (other, ret),  # b: unchanged, or either branch
+        (method, loop),
+        (method, dec),
+        (dec, loop),
+        (dec, dec),  # n; n-- reads and writes n
+        (a0, acc),
+        (acc, acc),
+        (b1, acc),  # a = a + b
+        (a0, cond),
+        (acc, cond),
+        (a0, then),
+        (acc, then),  # a after the loop
+        (b1, ret),
+        (then, ret),
+        (other, ret),  # b: unchanged, or either branch
     }
 
 
@@ -332,16 +364,25 @@ def test_pdg_javascript():
     ]
     fn, init, loop, cond, inc, arrow, inner, ret = names
     assert control == {
-        (fn, init), (fn, loop), (fn, arrow), (fn, ret), (loop, cond), (cond, inc),
+        (fn, init),
+        (fn, loop),
+        (fn, arrow),
+        (fn, ret),
+        (loop, cond),
+        (cond, inc),
         (arrow, inner),
     }
     assert data == {
         (fn, loop),  # items
         (loop, cond),  # item
-        (init, inc), (inc, inc),  # count, carried around the loop
+        (init, inc),
+        (inc, inc),  # count, carried around the loop
         (arrow, inner),  # n
-        (init, inner), (inc, inner),  # count seen by the closure
-        (arrow, ret), (init, ret), (inc, ret),  # show, count
+        (init, inner),
+        (inc, inner),  # count seen by the closure
+        (arrow, ret),
+        (init, ret),
+        (inc, ret),  # show, count
     }
 
 
@@ -429,8 +470,10 @@ def test_max_over_references_and_level_of_the_best():
 
 def test_level_option_sets_the_first_level():
     pred, ref = "def f(a):\n    return a + 1\n", "def f(b):\n    return b - 1\n"
-    levels = [compute_ruby([pred], [ref], level=lv, return_per_sample=True) for lv in
-              ("graph", "tree", "string")]
+    levels = [
+        compute_ruby([pred], [ref], level=lv, return_per_sample=True)
+        for lv in ("graph", "tree", "string")
+    ]
     assert [r["sample_levels"][0] for r in levels] == ["graph", "tree", "string"]
     tokens = cgm_metrics.core.code_tokens
     from rapidfuzz.distance import Levenshtein
@@ -463,8 +506,9 @@ def test_deterministic_under_hash_seeds():
     outputs = set()
     for seed in ("0", "1", "4242"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                             text=True, check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
         outputs.add(run.stdout)
     assert len(outputs) == 1
 
@@ -494,8 +538,9 @@ def test_nesting_past_the_graph_limit_uses_the_tree_level():
 def test_huge_input_falls_back_to_string_and_says_so():
     big = "\n".join(f"v{i} = f(v{i - 1}, {i})" for i in range(1, 20000))
     assert parse(big, "python").root.descendant_count > 2 * MAX_TREE_NODES
-    result = compute_ruby([big, "x = 1"], [big.replace("f(", "g("), "x = 1"],
-                          return_per_sample=True)
+    result = compute_ruby(
+        [big, "x = 1"], [big.replace("f(", "g("), "x = 1"], return_per_sample=True
+    )
     assert result["sample_levels"] == ["string", "graph"]
     assert result["scores"][0] == pytest.approx(7 / 8)  # one of 8 tokens differs per line
     assert result["levels"] == {"graph": 1, "tree": 0, "string": 1}

@@ -9,8 +9,22 @@ module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(
     module,
     extra_inputs={
-        "lang": gr.Dropdown(["python", "java", "javascript", "c", "cpp", "c_sharp", "go",
-                             "php", "ruby", "rust", "typescript"], value="python"),
+        "lang": gr.Dropdown(
+            [
+                "python",
+                "java",
+                "javascript",
+                "c",
+                "cpp",
+                "c_sharp",
+                "go",
+                "php",
+                "ruby",
+                "rust",
+                "typescript",
+            ],
+            value="python",
+        ),
         "return_per_sample": gr.Checkbox(value=True),
     },
 )

@@ -79,9 +79,7 @@ class Ruby(evaluate.Metric):
             ],
         )
 
-    def _compute(
-        self, predictions, references, lang="python", return_per_sample=False, level=None
-    ):
+    def _compute(self, predictions, references, lang="python", return_per_sample=False, level=None):
         return compute_ruby(
             predictions,
             references,

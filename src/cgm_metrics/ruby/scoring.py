@@ -27,7 +27,7 @@ from ..core.tokenizers import code_tokens
 from .ged import graph_similarity
 from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph
 from .syntax import syntax_tree
-from .ted import Tree, decomposition_cells, tree_similarity
+from .ted import Tree, edit_cells, tree_similarity
 
 LEVELS = ("graph", "tree", "string")
 
@@ -69,7 +69,6 @@ class _Snippet:
         self._parsed: ParsedCode | None = None
         self._tokens: list[str] | None = None
         self._tree: Tree | None | bool = False
-        self._cells: int | None = None
         self._graph: ProgramGraph | None | bool = False
         self._parsable: bool | None = None
 
@@ -98,7 +97,6 @@ class _Snippet:
                 tree = syntax_tree(self._parsed)
                 if len(tree) <= MAX_TREE_NODES:
                     self._tree = tree
-                    self._cells = decomposition_cells(tree)
         return self._tree  # type: ignore[return-value]
 
     @property
@@ -131,7 +129,7 @@ def _pair(prediction: _Snippet, reference: _Snippet) -> tuple[float, str]:
     if (
         prediction.tree is not None
         and reference.tree is not None
-        and prediction._cells * reference._cells <= MAX_TREE_CELLS
+        and edit_cells(prediction.tree, reference.tree) <= MAX_TREE_CELLS
     ):
         return tree_similarity(reference.tree, prediction.tree), "tree"
     return string_similarity(prediction.tokens, reference.tokens), "string"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -33,6 +33,11 @@ class Tree:
 
     def __len__(self) -> int:
         return len(self.labels)
+
+    @cached_property
+    def orientations(self) -> tuple[_Orientation, _Orientation]:
+        """Post-order arrays of the tree and of its mirror image (computed once)."""
+        return _orientations(self)
 
     @staticmethod
     def from_nested(nested: object) -> Tree:
@@ -57,53 +62,64 @@ class Tree:
 
 
 @dataclass(frozen=True)
-class _Postorder:
-    labels: list[str]  # label of each node, post-order
+class _Orientation:
+    order: np.ndarray  # pre-order index of each node, listed in post-order
     leftmost: np.ndarray  # post-order index of the leftmost leaf of each node's subtree
     keyroots: np.ndarray  # increasing post-order indices
-
-    @property
-    def cells(self) -> int:
-        return int(np.sum(self.keyroots - self.leftmost[self.keyroots] + 1))
+    cells: int  # sum of the key-root subtree sizes: this tree's factor of the work
 
 
-def _postorder(tree: Tree, mirrored: bool) -> _Postorder:
-    """Post-order labels, leftmost leaves and key roots, with children reversed if mirrored."""
+def _orientations(tree: Tree) -> tuple[_Orientation, _Orientation]:
+    """Post-order arrays of the tree (left paths) and of its mirror image (right paths).
+
+    A subtree is a contiguous run of post-order ending at its root, so with pre-order
+    ``pre``, depth and size: ``post = pre - depth + size - 1`` (mirror: ``n - 1 - pre``) and
+    the leftmost leaf is ``post - size + 1``. Key roots are the root and every node that is not
+    its parent's first child (mirror: last child).
+    """
     n = len(tree.labels)
-    labels: list[str] = []
-    leftmost = np.zeros(n, dtype=np.int32)
-    position = [0] * n  # pre-order index -> post-order index
-    first_leaf = [0] * n
-    stack: list[tuple[int, bool]] = [(0, False)] if n else []
-    while stack:
-        node, expanded = stack.pop()
-        kids = tree.children[node]
-        if not expanded and kids:
-            stack.append((node, True))
-            ordered = kids if mirrored else reversed(kids)
-            stack.extend((kid, False) for kid in ordered)
-            continue
-        index = len(labels)
-        labels.append(tree.labels[node])
-        position[node] = index
+    depth = np.zeros(n, dtype=np.int64)
+    size = np.ones(n, dtype=np.int64)
+    not_first = np.zeros(n, dtype=bool)
+    not_last = np.zeros(n, dtype=bool)
+    not_first[0] = not_last[0] = True  # the root is a key root in both orientations
+    parent = [0] * n
+    for node, kids in enumerate(tree.children):
         if kids:
-            first = kids[-1] if mirrored else kids[0]
-            first_leaf[node] = first_leaf[first]
-        else:
-            first_leaf[node] = index
-        leftmost[index] = first_leaf[node]
-    # a key root is the highest node with a given leftmost leaf
-    highest = np.full(n, -1, dtype=np.int64)
-    highest[leftmost] = np.arange(n)  # later (higher) nodes overwrite earlier ones
-    keyroots = np.sort(highest[highest >= 0]).astype(np.int32)
-    return _Postorder(labels, leftmost, keyroots)
+            depth[list(kids)] = depth[node] + 1
+            for kid in kids:
+                parent[kid] = node
+            not_first[list(kids[1:])] = True
+            not_last[list(kids[:-1])] = True
+    for node in range(n - 1, 0, -1):  # children come after their parent in pre-order
+        size[parent[node]] += size[node]
+    pre = np.arange(n, dtype=np.int64)
+    result = []
+    for post, keys in ((pre - depth + size - 1, not_first), (n - 1 - pre, not_last)):
+        order = np.empty(n, dtype=np.int64)
+        order[post] = pre
+        leftmost = np.empty(n, dtype=np.int32)
+        leftmost[post] = post - size + 1
+        keyroots = np.sort(post[keys]).astype(np.int32)
+        cells = int(np.sum(size[keys]))
+        result.append(_Orientation(order, leftmost, keyroots, cells))
+    return result[0], result[1]
 
 
 def decomposition_cells(tree: Tree) -> int:
     """Cells of the cheaper orientation: the tree's share of the work of the programme."""
     if not len(tree):
         return 0
-    return min(_postorder(tree, False).cells, _postorder(tree, True).cells)
+    return min(o.cells for o in tree.orientations)
+
+
+def edit_cells(tree1: Tree, tree2: Tree) -> int:
+    """The work of :func:`tree_edit_distance` on this pair (cells of the programme)."""
+    if not len(tree1) or not len(tree2):
+        return 0
+    return min(
+        a.cells * b.cells for a, b in zip(tree1.orientations, tree2.orientations, strict=True)
+    )
 
 
 def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2):  # noqa: C901 - one tight loop
@@ -174,17 +190,21 @@ def tree_edit_distance(tree1: Tree, tree2: Tree) -> int:
     """
     if not len(tree1) or not len(tree2):
         return len(tree1) + len(tree2)
-    best = None
-    for mirrored in (False, True):
-        p1, p2 = _postorder(tree1, mirrored), _postorder(tree2, mirrored)
-        cost = p1.cells * p2.cells
-        if best is None or cost < best[0]:
-            best = (cost, p1, p2)
-    _, p1, p2 = best
+    pairs = list(zip(tree1.orientations, tree2.orientations, strict=True))
+    first, second = min(pairs, key=lambda pair: pair[0].cells * pair[1].cells)
     codes: dict[str, int] = {}
-    lab1 = np.array([codes.setdefault(s, len(codes)) for s in p1.labels], dtype=np.int32)
-    lab2 = np.array([codes.setdefault(s, len(codes)) for s in p2.labels], dtype=np.int32)
-    return int(_kernel()(lab1, p1.leftmost, p1.keyroots, lab2, p2.leftmost, p2.keyroots))
+    lab1 = np.array([codes.setdefault(s, len(codes)) for s in tree1.labels], dtype=np.int32)
+    lab2 = np.array([codes.setdefault(s, len(codes)) for s in tree2.labels], dtype=np.int32)
+    return int(
+        _kernel()(
+            lab1[first.order],
+            first.leftmost,
+            first.keyroots,
+            lab2[second.order],
+            second.leftmost,
+            second.keyroots,
+        )
+    )
 
 
 def tree_similarity(tree1: Tree, tree2: Tree) -> float:
@@ -197,6 +217,7 @@ __all__: Sequence[str] = [
     "Tree",
     "compiled",
     "decomposition_cells",
+    "edit_cells",
     "tree_edit_distance",
     "tree_similarity",
 ]
