@@ -62,6 +62,10 @@ _ABSENT = object()
 class _Walker:
     """The package's DFG rules over one mutable variable state with an undo journal.
 
+    The package sorts every partial result by token position; sorting is stable, so entries
+    of one position keep their order whether or not partial results are sorted, and only
+    that order matters (merges, final sort). Here only the final result is sorted.
+
     The package copies the whole state at every node (quadratic in the number of names); here
     the state is changed in place, every change is journaled, and a branch rolls its changes
     back to walk the next branch from the same state.
@@ -202,7 +206,6 @@ class _Walker:
         for child in children:
             if self.types[child] not in first:
                 entries += self.walk(child)
-        entries.sort(key=_position)
         return entries
 
     def _definition(self, node: int) -> list[Entry]:
@@ -232,7 +235,6 @@ class _Walker:
                 for value_position, value_code in values:
                     entries.append((code, position, COMES, (value_code,), (value_position,)))
                 self._set(code, (position,))
-        entries.sort(key=_position)
         return entries
 
     def _pairs(self, node: int) -> tuple[list[int | None], list[int | None]] | None:
@@ -275,7 +277,6 @@ class _Walker:
             if sides is None:
                 return []
             entries = self._bind(sides[0], sides[1], [])
-            entries.sort(key=_position)
             return entries
         left = self._field(node, "left")
         right = self._field(node, "right")
@@ -286,7 +287,6 @@ class _Walker:
             for value_position, value_code in values:
                 entries.append((code, position, COMPUTED, (value_code,), (value_position,)))
             self._set(code, (position,))
-        entries.sort(key=_position)
         return entries
 
     def _increment(self, node: int) -> list[Entry]:
@@ -296,7 +296,6 @@ class _Walker:
             for other_position, other_code in found:
                 entries.append((code, position, COMPUTED, (other_code,), (other_position,)))
             self._set(code, (position,))
-        entries.sort(key=_position)
         return entries
 
     def _branch(self, node: int) -> list[Entry]:
@@ -348,7 +347,6 @@ class _Walker:
             merged[name] = tuple(sorted(set(positions)))
         for name, value in merged.items():
             self._set(name, value)
-        entries.sort(key=_position)
         return entries
 
     def _merge_loop(self, entries: list[Entry]) -> list[Entry]:
@@ -362,9 +360,7 @@ class _Walker:
             else:
                 found[0] = self.union(found[0], parents)
                 found[1] = tuple(sorted(set(found[1] + parent_positions)))
-        result = [(k[0], k[1], k[2], v[0], v[1]) for k, v in merged.items()]
-        result.sort(key=_position)
-        return result
+        return [(k[0], k[1], k[2], v[0], v[1]) for k, v in merged.items()]
 
     def _for_in(self, node: int) -> list[Entry]:
         entries: list[Entry] = []

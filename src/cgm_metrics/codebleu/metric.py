@@ -12,7 +12,7 @@ from ..core.languages import LanguageSpec, resolve_language
 from ..metric import Metric
 from .dataflow import data_flow, match_count, normalize
 from .keywords import KEYWORDS
-from .ngrams import bleu_row, weighted_row
+from .ngrams import ngram_rows
 from .preprocess import remove_comments
 from .tables import RULES
 from .tree import flatten, subtree_keys
@@ -144,8 +144,7 @@ class CodeBleuMetric(Metric):
             hyp_tokens = hypothesis.split()
             ref_tokens = [ref.split() for ref in stripped_refs]
             row = rows[item]
-            row[0:10] = bleu_row(hyp_tokens, ref_tokens)
-            row[10:19] = weighted_row(hyp_tokens, ref_tokens, self.keywords)
+            row[0:19] = ngram_rows(hyp_tokens, ref_tokens, self.keywords)
             middle = clock()
             spent["ngrams"] += middle - start
             self._structure(hypothesis, stripped_refs, row, interned, spent)

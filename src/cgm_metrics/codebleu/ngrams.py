@@ -6,6 +6,8 @@ to the shorter). ``weighted_ngram_match``: the package's *recall* variant: refer
 clipped by the hypothesis, unigrams weighted (keyword 1, other tokens 0.2), numerators and
 denominators summed over references, and a brevity penalty whose "reference length" is
 always 2 (the package measures the length of a [tokens, weights] pair).
+
+The n-gram counts of each snippet are built once and shared by both components.
 """
 
 from __future__ import annotations
@@ -17,52 +19,55 @@ KEYWORD_WEIGHT = 1.0
 OTHER_WEIGHT = 0.2
 
 
-def _ngrams(tokens: list[str], n: int) -> Counter:
-    if len(tokens) < n:
-        return Counter()
-    if n == 1:
-        return Counter(tokens)
-    return Counter(zip(*(tokens[i:] for i in range(n)), strict=False))
+def ngram_counts(tokens: list[str]) -> list[Counter]:
+    """Counts of the 1- to 4-grams of ``tokens``."""
+    counts = [Counter(tokens)]
+    for n in range(2, ORDER + 1):
+        counts.append(Counter(zip(*(tokens[i:] for i in range(n)), strict=False)))
+    return counts
 
 
-def bleu_row(hypothesis: list[str], references: list[list[str]]) -> list[float]:
-    """[clipped_1..4, total_1..4, hypothesis length, closest reference length]."""
-    numerators, denominators = [], []
-    reference_counts = [[_ngrams(ref, n) for n in range(1, ORDER + 1)] for ref in references]
-    for n in range(1, ORDER + 1):
-        counts = _ngrams(hypothesis, n)
-        clipped = 0
-        for gram, count in counts.items():
-            best = max(ref_counts[n - 1][gram] for ref_counts in reference_counts)
-            clipped += min(count, best)
-        numerators.append(float(clipped))
-        denominators.append(float(max(1, sum(counts.values()))))
-    length = len(hypothesis)
-    closest = min((len(ref) for ref in references), key=lambda r: (abs(r - length), r))
-    return numerators + denominators + [float(length), float(closest)]
-
-
-def weighted_row(
+def ngram_rows(
     hypothesis: list[str], references: list[list[str]], keywords: frozenset[str]
 ) -> list[float]:
-    """[weighted recall numerators 1..4, denominators 1..4, pseudo reference length 2]."""
-    numerators = [0.0] * ORDER
-    denominators = [0.0] * ORDER
-    hypothesis_counts = [_ngrams(hypothesis, n) for n in range(1, ORDER + 1)]
-    for reference in references:
-        for n in range(1, ORDER + 1):
-            ref_counts = _ngrams(reference, n)
-            counts = hypothesis_counts[n - 1]
-            if n == 1:
-                matched = 0.0
-                total = 0.0
-                for token, count in ref_counts.items():
-                    weight = KEYWORD_WEIGHT if token in keywords else OTHER_WEIGHT
-                    matched += min(count, counts[token]) * weight
-                    total += count * weight
-                numerators[0] += matched
-                denominators[0] += max(1, total)
-            else:
-                numerators[n - 1] += sum(min(c, counts[g]) for g, c in ref_counts.items())
-                denominators[n - 1] += max(1, sum(ref_counts.values()))
-    return numerators + denominators + [2.0]
+    """[BLEU clipped 1..4, totals 1..4, hypothesis length, closest reference length,
+    weighted recall numerators 1..4, denominators 1..4, pseudo reference length 2]."""
+    hyp = ngram_counts(hypothesis)
+    refs = [ngram_counts(ref) for ref in references]
+    bleu_clipped, bleu_total = [], []
+    recall_clipped = [0.0] * ORDER
+    recall_total = [0.0] * ORDER
+    for n in range(ORDER):
+        counts = hyp[n]
+        if len(refs) == 1:
+            best = refs[0][n]
+        else:
+            best = Counter()
+            for ref in refs:
+                best |= ref[n]
+        bleu_clipped.append(float(sum((counts & best).values())))
+        bleu_total.append(float(max(1, sum(counts.values()))))
+    unigrams = hyp[0]
+    for ref in refs:
+        # unigrams: weighted, summed in the reference's token order as the package does
+        matched = 0.0
+        total = 0.0
+        for token, count in ref[0].items():
+            weight = KEYWORD_WEIGHT if token in keywords else OTHER_WEIGHT
+            matched += min(count, unigrams[token]) * weight
+            total += count * weight
+        recall_clipped[0] += matched
+        recall_total[0] += max(1, total)
+        for n in range(1, ORDER):
+            recall_clipped[n] += sum((ref[n] & hyp[n]).values())
+            recall_total[n] += max(1, sum(ref[n].values()))
+    length = len(hypothesis)
+    closest = min((len(ref) for ref in references), key=lambda r: (abs(r - length), r))
+    return (
+        bleu_clipped
+        + bleu_total
+        + [float(length), float(closest)]
+        + recall_clipped
+        + recall_total
+        + [2.0]
+    )

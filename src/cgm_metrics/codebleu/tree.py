@@ -39,10 +39,22 @@ class FlatTree:
         return None
 
 
+def _kinds(spec: LanguageSpec) -> dict[int, tuple[str, bool]]:
+    """Node kind id -> (name, is named), filled as kinds are met."""
+    found = _KIND_CACHE.get(spec.name)
+    if found is None:
+        found = _KIND_CACHE[spec.name] = {}
+    return found
+
+
+_KIND_CACHE: dict[str, dict[int, tuple[str, bool]]] = {}
+
+
 def flatten(code: str, spec: LanguageSpec) -> FlatTree:
     """Parse ``code`` and flatten its tree with one cursor walk."""
     parsed = parse(code, spec)
     cursor = parsed.root.walk()
+    kinds = _kinds(spec)
     types: list[str] = []
     children: list[list[int]] = []
     fields: list[str | None] = []
@@ -56,14 +68,18 @@ def flatten(code: str, spec: LanguageSpec) -> FlatTree:
     while True:
         node = cursor.node
         index = len(types)
-        types.append(node.type)
+        kind = kinds.get(node.kind_id)
+        if kind is None:
+            kind = kinds[node.kind_id] = (node.type, node.is_named)
+        types.append(kind[0])
+        named.append(kind[1])
         children.append([])
         fields.append(cursor.field_name)
-        starts.append(node.start_byte)
-        ends.append(node.end_byte)
-        named.append(node.is_named)
-        is_missing = node.is_missing
-        missing.append(is_missing)
+        start, end = node.byte_range
+        starts.append(start)
+        ends.append(end)
+        # only zero-width nodes can be MISSING (inserted by error recovery)
+        missing.append(start == end and node.is_missing)
         if stack:
             children[stack[-1]].append(index)
         if cursor.goto_first_child():
@@ -71,7 +87,7 @@ def flatten(code: str, spec: LanguageSpec) -> FlatTree:
             if len(stack) > depth:
                 depth = len(stack)
             continue
-        if node.is_error and node.end_byte > node.start_byte:
+        if end > start and kind[0] == "ERROR":
             unexpected[index] = str(node)
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
