@@ -22,11 +22,17 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 @pytest.fixture(autouse=True)
 def _evaluate_caches(tmp_path, monkeypatch):
-    """Each test gets its own evaluate caches, as evaluate's own test suite does."""
+    """Each test gets its own metric data cache, as evaluate's own test suite does.
+
+    The modules cache (where evaluate copies loading scripts and imports them from, as the
+    package ``evaluate_modules``) is one temporary folder for the session: Python imports
+    that package once per process, so a second folder would leave every module loaded by a
+    later test unimportable (ModuleNotFoundError: evaluate_modules.metrics.<name>).
+    """
     import evaluate
 
     monkeypatch.setattr(evaluate.config, "HF_METRICS_CACHE", str(tmp_path / "metrics_cache"))
-    monkeypatch.setattr(evaluate.config, "HF_MODULES_CACHE", str(tmp_path / "modules_cache"))
+    monkeypatch.setattr(evaluate.config, "HF_MODULES_CACHE", os.environ["HF_MODULES_CACHE"])
     monkeypatch.setattr(evaluate.config, "HF_EVALUATE_OFFLINE", True)
 
 

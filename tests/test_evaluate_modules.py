@@ -46,7 +46,7 @@ def _approx_equal(a, b) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_approx_equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_approx_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_approx_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) or isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
     return a == b
@@ -177,13 +177,37 @@ def test_space_files(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_widget_builds_and_computes(name):
-    """The app's widget builds with the installed gradio, and its function computes."""
+    """The app's widget builds with the installed gradio, and its function computes what the
+    module computes: the module's test batch as a table, every extra input at its default."""
+    import json
     import runpy
 
     import gradio
+    import pandas
 
     app = Path(METRICS_DIR / name / "app.py")
     with patch.object(gradio.Blocks, "launch", lambda self, *a, **k: None):
         namespace = runpy.run_path(str(app), run_name="__main__")
     demo = namespace["demo"]
     assert isinstance(demo, gradio.Blocks)
+    functions = demo.fns.values() if isinstance(demo.fns, dict) else demo.fns
+    (block,) = [f for f in functions if f.api_name == "compute"]
+    module = _load(name)
+    features = module.features[0] if isinstance(module.features, list) else module.features
+    headers = list(features)
+    batch = case_for(name, headers)["batch"]
+    n = len(batch[headers[0]])
+    rows = [
+        [
+            json.dumps(batch[h][i]) if isinstance(batch[h][i], (list, tuple)) else batch[h][i]
+            for h in headers
+        ]
+        for i in range(n)
+    ]
+    table = pandas.DataFrame(rows + [[""] * len(headers)], columns=headers)  # a blank row too
+    defaults = [component.value for component in block.inputs[1:]]
+    names = block.fn.extra_names
+    assert len(names) == len(defaults)
+    result = block.fn(table, *defaults)
+    expected = module.compute(**batch, **dict(zip(names, defaults, strict=True)))
+    assert _approx_equal(result, json.loads(json.dumps(expected, default=float)))

@@ -70,7 +70,7 @@ def _rows_to_columns(table: Any, headers: list[str]) -> dict[str, list]:
     for row in rows:
         if all((cell is None or str(cell).strip() == "") for cell in row):
             continue
-        for name, cell in zip(headers, row):
+        for name, cell in zip(headers, row, strict=False):
             columns[name].append(_parse_cell("" if cell is None else cell))
     return columns
 
@@ -99,12 +99,14 @@ def build_widget(module: Any, extra_inputs: dict[str, Any] | None = None) -> Any
 
     def compute(table: Any, *extra: Any) -> dict:
         columns = _rows_to_columns(table, headers)
-        kwargs = dict(zip(extra_inputs, extra))
+        kwargs = dict(zip(extra_inputs, extra, strict=True))
         try:
             result = module.compute(**columns, **kwargs)
         except (TypeError, ValueError) as error:
             raise gr.Error(str(error)) from None
         return json.loads(json.dumps(result, default=float))
+
+    compute.extra_names = list(extra_inputs)  # the keyword argument of each extra input
 
     with gr.Blocks(title=module.name) as demo:
         gr.Markdown(f"# {module.name}")
