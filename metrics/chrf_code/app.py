@@ -1,0 +1,23 @@
+from pathlib import Path
+
+import evaluate
+import gradio as gr
+
+from cgm_metrics.core import supported_languages
+from cgm_metrics.hub import build_widget
+
+module = evaluate.load(str(Path(__file__).resolve().parent))
+demo = build_widget(
+    module,
+    extra_inputs={
+        "average": gr.Radio(["corpus", "sentence"], value="corpus"),
+        "word_order": gr.Radio([0, 1, 2], value=0),
+        "lang": gr.Dropdown(supported_languages(), value="python"),
+        "strip_comments": gr.Checkbox(value=False),
+        "normalize_identifiers": gr.Checkbox(value=False),
+        "return_per_sample": gr.Checkbox(value=True),
+    },
+)
+
+if __name__ == "__main__":
+    demo.launch()
