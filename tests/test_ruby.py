@@ -35,6 +35,7 @@ from cgm_metrics.ruby import (
     tree_edit_distance,
 )
 from cgm_metrics.ruby.ged import edit_path_cost, node_assignment, relabel_costs
+from cgm_metrics.ruby.ted import edit_cells
 
 zss = pytest.importorskip("zss")
 
@@ -150,6 +151,29 @@ def test_ted_equals_apted(tree1, tree2):
     assert tree_edit_distance(_ours(tree1), _ours(tree2)) == apted.compute_edit_distance()
 
 
+@st.composite
+def comb_trees(draw):
+    """Deep left or right combs: one orientation is quadratic, the other is chosen."""
+    n = draw(st.integers(2, 30))
+    right = draw(st.booleans())
+    labels = draw(st.lists(st.sampled_from("ab"), min_size=n, max_size=n))
+    children = [[] for _ in range(n)]
+    spine = 0
+    for node in range(1, n):
+        children[spine].append(node)
+        if draw(st.integers(0, 2)) > 0 and len(children[spine]) == (2 if right else 1):
+            spine = node
+    return labels, children
+
+
+@settings(max_examples=150, deadline=None)
+@given(comb_trees(), comb_trees())
+def test_ted_equals_zss_on_combs_in_either_orientation(tree1, tree2):
+    ours1, ours2 = _ours(tree1), _ours(tree2)
+    expected = zss.simple_distance(_zss(tree1), _zss(tree2))
+    assert tree_edit_distance(ours1, ours2) == expected
+
+
 def _apted_tree(tree: Tree) -> AptedTree:
     nodes = [AptedTree(label.replace("{", "(").replace("}", ")")) for label in tree.labels]
     for parent, kids in enumerate(tree.children):
@@ -208,6 +232,9 @@ def test_ted_right_comb_uses_the_cheaper_orientation():
         node[1].extend(["leaf", child])
         node = child
     tree = Tree.from_nested(comb)
+    left_paths, right_paths = (o.cells for o in tree.orientations)
+    assert right_paths < 2 * len(tree) < left_paths // 50
+    assert edit_cells(tree, tree) == right_paths**2
     assert tree_edit_distance(tree, tree) == 0
     assert tree_edit_distance(tree, Tree.from_nested("r")) == len(tree) - 1
 
