@@ -12,6 +12,7 @@ import sys
 import warnings
 
 import networkx as nx
+import numpy as np
 import pytest
 from apted import APTED
 from apted.helpers import Tree as AptedTree
@@ -172,6 +173,39 @@ def test_ted_equals_zss_on_combs_in_either_orientation(tree1, tree2):
     ours1, ours2 = _ours(tree1), _ours(tree2)
     expected = zss.simple_distance(_zss(tree1), _zss(tree2))
     assert tree_edit_distance(ours1, ours2) == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(random_trees(max_nodes=8), random_trees(max_nodes=8))
+def test_python_kernel_equals_compiled_kernel(tree1, tree2):
+    """Without numba the same kernel runs as Python: same distances."""
+    from cgm_metrics.ruby import ted
+
+    first, second = _ours(tree1).orientations[0], _ours(tree2).orientations[0]
+    codes = {label: k for k, label in enumerate("abcd")}
+    lab1 = np.array([codes[x] for x in tree1[0]], dtype=np.int32)[_preorder_of(tree1)]
+    lab2 = np.array([codes[x] for x in tree2[0]], dtype=np.int32)[_preorder_of(tree2)]
+    arguments = (
+        lab1[first.order],
+        first.leftmost,
+        first.keyroots,
+        lab2[second.order],
+        second.leftmost,
+        second.keyroots,
+    )
+    expected = zss.simple_distance(_zss(tree1), _zss(tree2))
+    assert ted._zhang_shasha(*arguments) == expected == ted._kernel()(*arguments)
+
+
+def _preorder_of(tree) -> list[int]:
+    """Original node ids in the pre-order that Tree.from_nested assigns."""
+    labels, children = tree
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(reversed(children[node]))
+    return order
 
 
 def _apted_tree(tree: Tree) -> AptedTree:
