@@ -37,6 +37,8 @@ def _remove_ranges(source: bytes, ranges: list[tuple[int, int]]) -> str:
         return source.decode("utf-8", errors="replace")
     pieces, position = [], 0
     for start, end in sorted(ranges):
+        if end > start and source[end - 1] == 13:  # some grammars end a comment with its \r
+            end -= 1
         if start < position:  # nested or overlapping (a docstring inside a removed range)
             start = position
         pieces.append(source[position:start])
@@ -47,9 +49,11 @@ def _remove_ranges(source: bytes, ranges: list[tuple[int, int]]) -> str:
     kept = []
     for line in lines:
         if "\x00" in line:
+            ending = "\r" if line.endswith("\r") else ""  # keep CRLF line endings
             line = line.replace("\x00", "").rstrip()
-            if not line.strip():
+            if not line:
                 continue
+            line += ending
         kept.append(line)
     return "\n".join(kept)
 
