@@ -331,3 +331,26 @@ def test_empty_strings_score_zero_like_sacrebleu():
     result = get_metric("chrf_code").compute(["", "x"], ["", "y"], per_item=True)
     assert result["per_item"] == [0.0, 0.0]
     assert not any(math.isnan(v) for v in result["per_item"])
+
+
+def test_chunked_sorts_give_the_same_counts(monkeypatch):
+    """Pairs are sorted in chunks (by characters, and by the bits left for the pair id)."""
+    import cgm_metrics.chrf as chrf
+
+    predictions, references = stdlib_pairs(40, seed=9)
+    owners = np.arange(40)
+    whole = chrf._char_matches(predictions, references, owners, 6)
+    monkeypatch.setattr(chrf, "_CHUNK_CHARS", 700)
+    np.testing.assert_array_equal(chrf._char_matches(predictions, references, owners, 6), whole)
+    np.testing.assert_array_equal(
+        whole, chrf._char_matches_counter(predictions, references, owners, 6)
+    )
+
+
+def test_wide_alphabet_chunks_by_pair_bits():
+    """300 distinct characters: 9 bits each, 8 bits left for the pair id: chunks of 256."""
+    rng = random.Random(4)
+    chars = [chr(0x0400 + i) for i in range(300)]
+    predictions = ["".join(rng.choice(chars[:40]) for _ in range(30)) for _ in range(600)]
+    references = [[p[5:] + "".join(rng.choice(chars) for _ in range(5))] for p in predictions]
+    _assert_parity(predictions, references)
