@@ -1,9 +1,10 @@
 """The AST that RUBY's tree level compares: tree-sitter's named nodes, labelled.
 
-Comments are dropped. A leaf is labelled with its type and text (``identifier:x``); an inner
-node with its type and the anonymous tokens it holds other than punctuation, so operators
-and keywords that tree-sitter keeps as anonymous children still count
-(``binary_operator +``, ``integral_type int``). Built iteratively: depth costs no stack.
+Comments are dropped; string literals are leaves (the language's string types). A leaf is
+labelled with its type and text (``identifier:x``, ``string:'a b'``, ``integral_type:int``);
+an inner node with its type and the anonymous tokens it holds other than punctuation, so
+operators and keywords that tree-sitter keeps as anonymous children still count
+(``binary_operator +``, ``if_statement if else``). Built iteratively: depth costs no stack.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def _is_punctuation(text: str) -> bool:
 def syntax_tree(parsed: ParsedCode) -> Tree:
     """The labelled tree of ``parsed`` (pre-order, root first)."""
     comments = parsed.language.comment_types
+    literals = parsed.language.string_types
     labels: list[str] = []
     children: list[list[int]] = []
     stack: list[tuple[Node, int]] = [(parsed.root, -1)]
@@ -31,6 +33,12 @@ def syntax_tree(parsed: ParsedCode) -> Tree:
         index = len(labels)
         named: list[Node] = []
         anonymous: list[str] = []
+        if node.type in literals:
+            labels.append(f"{node.type}:{parsed.node_text(node)}")
+            children.append([])
+            if parent >= 0:
+                children[parent].append(index)
+            continue
         for child in node.children:
             if child.is_named:
                 if child.type not in comments:
@@ -39,13 +47,10 @@ def syntax_tree(parsed: ParsedCode) -> Tree:
                 text = parsed.node_text(child).strip()
                 if text and not _is_punctuation(text):
                     anonymous.append(text)
-        if named or node.child_count:
-            label = " ".join([node.type, *anonymous])
-        else:
-            label = f"{node.type}:{parsed.node_text(node)}"
-        if not named and node.child_count and not anonymous:
-            label = f"{node.type}:{parsed.node_text(node)}"
-        labels.append(label)
+        if named:
+            labels.append(" ".join([node.type, *anonymous]))
+        else:  # a leaf, or a node of anonymous tokens only (``integral_type:int``, ``()``)
+            labels.append(f"{node.type}:{parsed.node_text(node)}")
         children.append([])
         if parent >= 0:
             children[parent].append(index)
