@@ -332,3 +332,34 @@ def test_no_machine_paths_in_module_files():
                  *(METRICS_DIR / "codebleu").iterdir()]:
         if path.is_file():
             assert "/work/" not in Path(path).read_text(encoding="utf-8")
+
+
+def test_fast_python_comment_removal_equals_tokenize_rules():
+    """The tokenize-free path gives the package's tokenize-based text on real and broken code."""
+    import random
+
+    from cgm_metrics.codebleu.preprocess import _strip_python, _strip_python_fast
+
+    def package_rules(text):
+        try:
+            return _strip_python(text)
+        except Exception:  # the package keeps the text when tokenize fails
+            return text
+
+    texts = []
+    for record in _records("python"):
+        texts += [t.strip() for t in record["predictions"] + record["references"]]
+    rng = random.Random(0)
+    inserts = ["'", '"', "(", ")", "#", '"""', "\\\n", "\n    ", "\t", "r'x'", "\n\n", "'''"]
+    broken = []
+    for text in texts[:400]:
+        i = rng.randrange(len(text))
+        broken.append(text[:i] + text[i + rng.randint(1, 6):])
+        broken.append(text[:i] + rng.choice(inserts) + text[i:])
+    used = 0
+    for text in texts + broken:
+        fast = _strip_python_fast(text)
+        if fast is not None:
+            used += 1
+            assert fast == package_rules(text), text
+    assert used > 0.7 * len(texts + broken)

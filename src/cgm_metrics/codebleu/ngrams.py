@@ -59,7 +59,9 @@ def ngram_rows(
         recall_clipped[0] += matched
         recall_total[0] += max(1, total)
         for n in range(1, ORDER):
-            recall_clipped[n] += sum((ref[n] & hyp[n]).values())
+            # with one reference the clipped count is the BLEU one (min is symmetric)
+            matched_n = bleu_clipped[n] if len(refs) == 1 else sum((ref[n] & hyp[n]).values())
+            recall_clipped[n] += matched_n
             recall_total[n] += max(1, sum(ref[n].values()))
     length = len(hypothesis)
     closest = min((len(ref) for ref in references), key=lambda r: (abs(r - length), r))
