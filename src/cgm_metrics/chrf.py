@@ -160,18 +160,30 @@ def _char_matches(hyps: list[str], refs: list[str], owners: np.ndarray, order: i
         ref_keys = np.repeat(local, r_len) | ref_windows[_ranges(ref_starts[first:last], r_len)]
         keys = np.concatenate([hyp_keys << 1, (ref_keys << 1) | 1])
         keys.sort()
-        side = keys & 1
         size = keys.size
-        for n in range(1, order + 1):
-            prefix = keys >> (1 + (order - n) * bits)
-            starts = np.empty(size, dtype=bool)
-            starts[0] = True
-            np.not_equal(prefix[1:], prefix[:-1], out=starts[1:])
-            group = np.flatnonzero(starts)
-            ref_count = np.add.reduceat(side, group)
-            hyp_count = np.diff(group, append=size) - ref_count
-            clipped = np.minimum(hyp_count, ref_count)
-            heads = prefix[group]
+        refs_before = np.zeros(size + 1, dtype=np.int64)  # reference n-grams before index i
+        np.cumsum(keys & 1, out=refs_before[1:])
+        # groups of equal windows (order n = order), then ever shorter prefixes: the groups of
+        # order n are unions of adjacent groups of order n + 1, so only their heads are compared
+        heads = keys >> 1
+        is_first = np.empty(size, dtype=bool)
+        is_first[0] = True
+        np.not_equal(heads[1:], heads[:-1], out=is_first[1:])
+        group = np.flatnonzero(is_first)
+        heads = heads[group]
+        for n in range(order, 0, -1):
+            if n < order:
+                heads >>= bits
+                is_first = np.empty(heads.size, dtype=bool)
+                is_first[0] = True
+                np.not_equal(heads[1:], heads[:-1], out=is_first[1:])
+                kept = np.flatnonzero(is_first)
+                group, heads = group[kept], heads[kept]
+            ends = np.empty_like(group)
+            ends[:-1] = group[1:]
+            ends[-1] = size
+            ref_count = refs_before[ends] - refs_before[group]
+            clipped = np.minimum(ends - group - ref_count, ref_count)
             keep = (clipped > 0) & ((heads & char_mask) != 0)
             matches[first:last, n - 1] = np.bincount(
                 heads[keep] >> (n * bits), clipped[keep], last - first
