@@ -354,3 +354,19 @@ def test_wide_alphabet_chunks_by_pair_bits():
     predictions = ["".join(rng.choice(chars[:40]) for _ in range(30)) for _ in range(600)]
     references = [[p[5:] + "".join(rng.choice(chars) for _ in range(5))] for p in predictions]
     _assert_parity(predictions, references)
+
+
+def test_resampled_count_rows_score_like_sacrebleu_on_resampled_corpora():
+    """What the significance engine does: scores of summed resampled rows, vectorised."""
+    predictions, references = stdlib_pairs(30, seed=11)
+    metric = ChrfCodeMetric(word_order=2)
+    stats = metric.statistics(predictions, [[r] for r in references])
+    indices = np.random.default_rng(1).integers(0, 30, size=(4, 30))
+    scores = metric.score_from_statistics(stats[indices].sum(axis=1))
+    assert scores.shape == (4,)
+    chrf = CHRF(word_order=2)
+    for row, value in zip(indices, scores, strict=True):
+        expected = chrf.corpus_score(
+            [predictions[i] for i in row], [[references[i] for i in row]]
+        ).score
+        assert value == pytest.approx(expected, abs=1e-9)
