@@ -199,13 +199,30 @@ class _Walker:
         entries: list[Entry] = []
         first = self.rules.first
         children = self.children[node]
+        types = self.types
         if first:
             for child in children:
-                if self.types[child] in first:
+                if types[child] in first:
                     entries += self.walk(child)
+        kids_of = self.children
         for child in children:
-            if self.types[child] not in first:
-                entries += self.walk(child)
+            kind_name = types[child]
+            if kind_name in first:
+                continue
+            if not kids_of[child] and kind_name != "comment":
+                # a plain leaf, inlined (most nodes): the same rule as in walk()
+                position, code = self._code(child)
+                if kind_name == code:
+                    continue
+                known = self.state.get(code)
+                if known is not None:
+                    entries.append((code, position, COMES, (code,), known))
+                    continue
+                if kind_name == "identifier":
+                    self._set(code, (position,))
+                entries.append((code, position, COMES, (), ()))
+                continue
+            entries += self.walk(child)
         return entries
 
     def _definition(self, node: int) -> list[Entry]:

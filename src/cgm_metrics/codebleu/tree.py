@@ -144,13 +144,6 @@ def code_tokens(tree: FlatTree) -> tuple[list[int], dict[tuple[int, int], tuple[
     after a non-ASCII character on the same line).
     """
     types, children, starts, ends = tree.types, tree.children, tree.starts, tree.ends
-    source = tree.text.encode("utf-8", errors="surrogatepass")
-    line_starts = [0]
-    position = source.find(b"\n")
-    while position != -1:
-        line_starts.append(position + 1)
-        position = source.find(b"\n", position + 1)
-    lines = tree.text.split("\n")
     tokens: list[int] = []
     stack = [0]
     while stack:
@@ -161,6 +154,22 @@ def code_tokens(tree: FlatTree) -> tuple[list[int], dict[tuple[int, int], tuple[
         else:
             stack.extend(reversed(children[node]))
     index_to_code: dict[tuple[int, int], tuple[int, str]] = {}
+    text = tree.text
+    if text.isascii():  # byte columns are character columns: slice directly
+        for position, node in enumerate(tokens):
+            start, end = starts[node], ends[node]
+            token = text[start:end]
+            if "\n" in token:  # the package joins the lines of a token without newlines
+                token = token.replace("\n", "")
+            index_to_code[(start, end)] = (position, token)
+        return tokens, index_to_code
+    source = text.encode("utf-8", errors="surrogatepass")
+    line_starts = [0]
+    found = source.find(b"\n")
+    while found != -1:
+        line_starts.append(found + 1)
+        found = source.find(b"\n", found + 1)
+    lines = text.split("\n")
     for position, node in enumerate(tokens):
         start, end = starts[node], ends[node]
         start_row = bisect_right(line_starts, start) - 1
@@ -168,11 +177,11 @@ def code_tokens(tree: FlatTree) -> tuple[list[int], dict[tuple[int, int], tuple[
         start_col = start - line_starts[start_row]
         end_col = end - line_starts[end_row]
         if start_row == end_row:
-            text = lines[start_row][start_col:end_col]
+            token = lines[start_row][start_col:end_col]
         else:
-            text = lines[start_row][start_col:]
+            token = lines[start_row][start_col:]
             for row in range(start_row + 1, end_row):
-                text += lines[row]
-            text += lines[end_row][:end_col]
-        index_to_code[(start, end)] = (position, text)
+                token += lines[row]
+            token += lines[end_row][:end_col]
+        index_to_code[(start, end)] = (position, token)
     return tokens, index_to_code
