@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import keyword
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from tree_sitter import Language
 
@@ -33,7 +33,7 @@ class LanguageSpec:
         return _load_grammar(self.module, self.function)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_grammar(module: str, function: str) -> Language:
     return Language(getattr(importlib.import_module(module), function)())
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from tree_sitter import Node, Parser, Tree
 
 from .languages import LanguageSpec, resolve_language
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser(name: str) -> Parser:
     return Parser(resolve_language(name).grammar)
 
