@@ -9,6 +9,8 @@ operators and keywords that tree-sitter keeps as anonymous children still count
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from tree_sitter import Node
 
 from ..core.parsing import ParsedCode
@@ -17,8 +19,10 @@ from .ted import Tree
 _PUNCTUATION = frozenset("()[]{},;:.")
 
 
-def _is_punctuation(text: str) -> bool:
-    return bool(text) and all(ch in _PUNCTUATION for ch in text)
+@lru_cache(maxsize=4096)
+def _kept(token: str) -> bool:
+    """An anonymous token (its node type is its text) that is not pure punctuation."""
+    return bool(token.strip()) and not all(ch in _PUNCTUATION for ch in token)
 
 
 def syntax_tree(parsed: ParsedCode) -> Tree:
@@ -31,29 +35,22 @@ def syntax_tree(parsed: ParsedCode) -> Tree:
     while stack:
         node, parent = stack.pop()
         index = len(labels)
-        named: list[Node] = []
-        anonymous: list[str] = []
-        if node.type in literals:
-            labels.append(f"{node.type}:{parsed.node_text(node)}")
-            children.append([])
-            if parent >= 0:
-                children[parent].append(index)
-            continue
-        for child in node.children:
-            if child.is_named:
-                if child.type not in comments:
-                    named.append(child)
-            else:
-                text = parsed.node_text(child).strip()
-                if text and not _is_punctuation(text):
-                    anonymous.append(text)
-        if named:
-            labels.append(" ".join([node.type, *anonymous]))
-        else:  # a leaf, or a node of anonymous tokens only (``integral_type:int``, ``()``)
-            labels.append(f"{node.type}:{parsed.node_text(node)}")
         children.append([])
         if parent >= 0:
             children[parent].append(index)
-        for child in reversed(named):
-            stack.append((child, index))
+        kind = node.type
+        named: list[Node] = []
+        anonymous: list[str] = []
+        if kind not in literals:
+            for child in node.children:
+                if child.is_named:
+                    if child.type not in comments:
+                        named.append(child)
+                elif _kept(child.type):
+                    anonymous.append(child.type.strip())
+        if named:
+            labels.append(" ".join([kind, *anonymous]))
+            stack.extend((child, index) for child in reversed(named))
+        else:  # a leaf, a literal, or anonymous tokens only (``integral_type:int``, ``()``)
+            labels.append(f"{kind}:{parsed.node_text(node)}")
     return Tree(tuple(labels), tuple(tuple(c) for c in children))

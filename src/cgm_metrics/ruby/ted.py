@@ -78,21 +78,25 @@ def _orientations(tree: Tree) -> tuple[_Orientation, _Orientation]:
     its parent's first child (mirror: last child).
     """
     n = len(tree.labels)
-    depth = np.zeros(n, dtype=np.int64)
-    size = np.ones(n, dtype=np.int64)
-    not_first = np.zeros(n, dtype=bool)
-    not_last = np.zeros(n, dtype=bool)
-    not_first[0] = not_last[0] = True  # the root is a key root in both orientations
+    depth_list = [0] * n
     parent = [0] * n
+    key_left = [True] * n  # key roots: all nodes but first children (mirror: last children)
+    key_right = [True] * n
     for node, kids in enumerate(tree.children):
         if kids:
-            depth[list(kids)] = depth[node] + 1
+            below = depth_list[node] + 1
             for kid in kids:
+                depth_list[kid] = below
                 parent[kid] = node
-            not_first[list(kids[1:])] = True
-            not_last[list(kids[:-1])] = True
+            key_left[kids[0]] = False
+            key_right[kids[-1]] = False
+    size_list = [1] * n
     for node in range(n - 1, 0, -1):  # children come after their parent in pre-order
-        size[parent[node]] += size[node]
+        size_list[parent[node]] += size_list[node]
+    depth = np.array(depth_list, dtype=np.int64)
+    size = np.array(size_list, dtype=np.int64)
+    not_first = np.array(key_left, dtype=bool)
+    not_last = np.array(key_right, dtype=bool)
     pre = np.arange(n, dtype=np.int64)
     result = []
     for post, keys in ((pre - depth + size - 1, not_first), (n - 1 - pre, not_last)):
