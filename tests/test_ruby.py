@@ -516,6 +516,32 @@ def test_bipartite_ged_exact_on_renamed_and_changed_programs():
     assert graph_edit_distance(g1, g2) == pytest.approx(_networkx_exact(g1, g2))
 
 
+@st.composite
+def small_graphs(draw):
+    n = draw(st.integers(0, 4))
+    labels = tuple(
+        draw(st.sampled_from(["a: x = 1", "a: x = 2", "b: y", "b: y z"])) for _ in range(n)
+    )
+    edges = set()
+    if n:
+        for _ in range(draw(st.integers(0, 5))):
+            edge = (
+                draw(st.integers(0, n - 1)),
+                draw(st.integers(0, n - 1)),
+                draw(st.sampled_from(["control", "data"])),
+            )
+            edges.add(edge)
+    return ProgramGraph(labels, tuple(sorted(edges)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_graphs(), small_graphs())
+def test_bipartite_ged_bounds_on_random_graphs(g1, g2):
+    ours = graph_edit_distance(g1, g2)
+    assert _networkx_exact(g1, g2) - 1e-9 <= ours <= g1.size + g2.size
+    assert graph_edit_distance(g1, g1) == 0
+
+
 # --- the metric: references, levels, determinism ----------------------------------------------
 
 
