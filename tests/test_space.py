@@ -360,8 +360,7 @@ def test_space_in_headless_chromium(served_space, system_files):
             page.locator("#systems-files input[type=file]").set_input_files(
                 [str(system_files / "good.txt"), str(system_files / "mutated.txt"),
                  str(system_files / "same.jsonl")])
-            page.wait_for_function(
-                "() => document.querySelector('#systems-files').innerText.includes('same.jsonl')")
+            _wait_text(page, "#systems-files", "same", 60)  # names show as stem + suffix
             page.locator("#compare-button").click()
             text = _wait_text(page, "#systems-result", "Signature", 240)
             assert "good > mutated, significant" in text
@@ -373,13 +372,15 @@ def test_space_in_headless_chromium(served_space, system_files):
             page.get_by_role("tab", name="Agreement").click()
             page.locator("#graded-file input[type=file]").set_input_files(
                 str(shared_data("hearthstone", "hs.graded.jsonl")))
-            page.wait_for_function(
-                "() => document.querySelector('#graded-file').innerText.includes('hs.graded')")
+            _wait_text(page, "#graded-file", "hs.graded", 60)
             page.locator("#agreement-button").click()
             text = _wait_text(page, "#agreement-result", "Correlation", 240)
             assert "chrf" in text and "mismatch rate" in text
             page.locator("#agreement-plot img").wait_for()
             page.screenshot(path=str(ARTIFACTS / "space-agreement.png"), full_page=True)
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "space-failure.png"), full_page=True)
+            raise
         finally:
             browser.close()
     assert external == [], f"the page tried to reach the network: {external}"

@@ -575,14 +575,18 @@ def plot_differences(result: dict[str, Any]) -> Any:
         pairs = {p["a"] + " vs " + p["b"]: p for p in result["metrics"][name]["pairs"]}
         for index, (label, values) in enumerate(result["differences"][name].items()):
             star = "*" if pairs[label]["significant"] else ""
-            ax.hist(values, bins=40, alpha=0.55, color=colours[index % len(colours)],
-                    label=f"{label.replace(' vs ', ' - ')}{star}")
+            colour = colours[index % len(colours)]
+            text = f"{label.replace(' vs ', ' - ')}{star}"
+            if np.ptp(values) == 0:  # the same outputs: a spike would flatten the others
+                ax.axvline(float(values[0]), color=colour, lw=2, ls="--",
+                           label=f"{text} (no variation)")
+            else:
+                ax.hist(values, bins=40, alpha=0.55, color=colour, label=text)
         ax.axvline(0.0, color="black", lw=1)
-        ax.set_title(f"{name}: bootstrap A - B")
+        ax.set_title(f"{name}: bootstrap A - B (* significant, Holm)", fontsize=10)
         ax.set_xlabel("difference (metric units)")
         ax.set_ylabel("resamples")
         ax.legend(fontsize=7)
-    figure.suptitle("* = significant after Holm's correction", fontsize=9)
     return _figure_image(figure)
 
 
