@@ -663,3 +663,28 @@ def test_bad_inputs():
     with pytest.raises(TypeError, match="predictions"):
         ruby_items  # noqa: B018 - the public helper exists
         compute_ruby("x = 1", ["x = 1"])
+
+
+# --- the evaluate module, loaded as users load it ---------------------------------------------
+
+
+def test_evaluate_module_contract():
+    import evaluate
+    from conftest import METRICS_DIR
+
+    module = evaluate.load(str(METRICS_DIR / "ruby"))
+    java_pred = "class A { int f(int n) { return n + 1; } }"
+    java_refs = ["class A { int f(int m) { return m + 1; } }", "class A { }"]
+    result = module.compute(predictions=[java_pred], references=[java_refs], lang="java")
+    assert set(result) == {"ruby", "levels"}
+    assert result["levels"] == {"graph": 1, "tree": 0, "string": 0}
+    per_sample = module.compute(
+        predictions=[java_pred, "int x = ;"],
+        references=[java_refs, ["int x = 1;", "int y = 2;"]],
+        lang="java",
+        return_per_sample=True,
+    )
+    assert set(per_sample) == {"ruby", "levels", "scores", "sample_levels"}
+    assert per_sample["sample_levels"] == ["graph", "string"]
+    assert per_sample["scores"][0] == result["ruby"]
+    assert per_sample["ruby"] == pytest.approx(sum(per_sample["scores"]) / 2)
