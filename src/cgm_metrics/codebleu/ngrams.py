@@ -27,6 +27,18 @@ def ngram_counts(tokens: list[str]) -> list[Counter]:
     return counts
 
 
+def _overlap(first: Counter, second: Counter) -> int:
+    """Sum over n-grams of min(first count, second count)."""
+    if len(second) < len(first):
+        first, second = second, first
+    total = 0
+    for gram, count in first.items():
+        other = second.get(gram)
+        if other:
+            total += count if count < other else other
+    return total
+
+
 def ngram_rows(
     hypothesis: list[str], references: list[list[str]], keywords: frozenset[str]
 ) -> list[float]:
@@ -45,7 +57,7 @@ def ngram_rows(
             best = Counter()
             for ref in refs:
                 best |= ref[n]
-        bleu_clipped.append(float(sum((counts & best).values())))
+        bleu_clipped.append(float(_overlap(counts, best)))
         bleu_total.append(float(max(1, sum(counts.values()))))
     unigrams = hyp[0]
     for ref in refs:
@@ -60,7 +72,7 @@ def ngram_rows(
         recall_total[0] += max(1, total)
         for n in range(1, ORDER):
             # with one reference the clipped count is the BLEU one (min is symmetric)
-            matched_n = bleu_clipped[n] if len(refs) == 1 else sum((ref[n] & hyp[n]).values())
+            matched_n = bleu_clipped[n] if len(refs) == 1 else _overlap(ref[n], hyp[n])
             recall_clipped[n] += matched_n
             recall_total[n] += max(1, sum(ref[n].values()))
     length = len(hypothesis)

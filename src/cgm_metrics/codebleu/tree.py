@@ -105,31 +105,34 @@ def subtree_keys(tree: FlatTree, interned: dict) -> list[int]:
     maps structures to ids and must be shared by the snippets being compared.
     """
     types, children, fields = tree.types, tree.children, tree.fields
-    named, missing = tree.named, tree.missing
+    named, missing, unexpected = tree.named, tree.missing, tree.unexpected
     count = len(types)
-    ids = [0] * count
     # what a node contributes to its parent's S-expression
     parts: list[tuple] = [()] * count
     keys: list[int] = []
+    empty: tuple = ()
     for node in range(count - 1, -1, -1):
         kids = children[node]
+        visible = named[node] or missing[node]
         if kids:
-            inner: list = []
-            for child in kids:
-                inner.extend(parts[child])
-            structure = (types[node], missing[node], tuple(inner))
-        elif node in tree.unexpected:
-            structure = (tree.unexpected[node],)
+            if len(kids) == 1:
+                inner = parts[kids[0]]
+            else:
+                inner = tuple(part for child in kids for part in parts[child])
+            structure: tuple = (types[node], missing[node], inner)
+        elif not visible and node != 0:
+            continue  # an anonymous token: not a subtree, not printed
+        elif unexpected and node in unexpected:
+            structure = (unexpected[node],)
         else:
-            structure = (types[node], missing[node], ())
+            structure = (types[node], missing[node], empty)
         ident = interned.get(structure)
         if ident is None:
             ident = interned[structure] = len(interned)
-        ids[node] = ident
-        if named[node] or missing[node]:
+        if visible:
             parts[node] = ((fields[node], ident),)
-        else:
-            parts[node] = tuple(part for child in kids for part in parts[child])
+        elif kids:
+            parts[node] = inner
         if kids or node == 0:
             keys.append(ident)
     return keys
