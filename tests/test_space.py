@@ -270,35 +270,55 @@ def test_api_with_gradio_client(served_space, system_files):
     assert "good &gt; mutated, significant" in html
 
 
-def _widget_folder() -> Path:
-    for name in ("edit_sim", "chrf_code", "ruby"):
-        if (ROOT / "metrics" / name / "app.py").exists():
-            return ROOT / "metrics" / name
-    pytest.skip("no metrics/<name>/app.py to launch")
+WIDGET_CASES = {
+    # folder: (rows, check of the result against a peer or a definition)
+    "edit_sim": ([["abcd", "abed"]], lambda r: r["edit_sim"] == pytest.approx(0.75)),
+    "chrf_code": ([["x = a - b", "x = a + b"]],
+                  lambda r: r["score"] == pytest.approx(_sacrebleu_chrf("x = a - b", "x = a + b"))),
+    "codebleu": ([[CANDIDATES[0], REFERENCE]],
+                 lambda r: r["codebleu"] == pytest.approx(_package_codebleu(CANDIDATES[0]))),
+    "ruby": ([[REFERENCE, REFERENCE]], lambda r: r["ruby"] == pytest.approx(1.0)),
+    "paired_significance": (
+        [["x = 1", "x = 2", "x = 1"], ["y = 2", "y = 2", "y = 2"], ["z = 3", "z = 4", "z = 3"]],
+        lambda r: 0.0 < r["p_value"] <= 1.0),
+}
 
 
-def test_a_metric_widget_serves_with_this_gradio():
-    """A metrics/<name>/app.py widget launched and called over HTTP with gradio_client."""
+def _sacrebleu_chrf(prediction: str, reference: str) -> float:
+    import sacrebleu
+
+    return sacrebleu.corpus_chrf([prediction], [[reference]]).score
+
+
+def _package_codebleu(prediction: str) -> float:
+    from codebleu import calc_codebleu
+
+    return calc_codebleu([REFERENCE], [prediction], lang="python")["codebleu"]
+
+
+@pytest.mark.parametrize("name", sorted(WIDGET_CASES))
+def test_metric_widget_serves_with_this_gradio(name):
+    """metrics/<name>/app.py launched on 127.0.0.1 and called over HTTP with gradio_client."""
     from gradio_client import Client
 
-    folder = _widget_folder()
-    app = _load_app(folder / "app.py", f"cgm_widget_{folder.name}")
+    folder = ROOT / "metrics" / name
+    if not (folder / "app.py").exists():
+        pytest.skip(f"metrics/{name}/app.py does not exist yet")
+    app = _load_app(folder / "app.py", f"cgm_widget_{name}")
+    features = app.module.features
+    headers = list(features[0] if isinstance(features, list) else features)
+    rows, check = WIDGET_CASES[name]
     port = _free_port()
     app.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
                     quiet=True)
     try:
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)
         endpoint = client.view_api(return_format="dict")["named_endpoints"]["/compute"]
-        headers = ["predictions", "references"]
-        table = {"headers": headers, "data": [["abcd", "abed"]]}
         extra = [p.get("parameter_default") for p in endpoint["parameters"][1:]]
-        result = client.predict(table, *extra, api_name="/compute")
+        result = client.predict({"headers": headers, "data": rows}, *extra, api_name="/compute")
     finally:
         app.demo.close()
-    if folder.name == "edit_sim":
-        assert result["edit_sim"] == pytest.approx(0.75)  # one substitution in four characters
-    else:
-        assert isinstance(result, dict) and result
+    assert check(result), result
 
 
 # ---------------------------------------------------------------- served: a real browser
