@@ -100,6 +100,23 @@ def main() -> None:
                   f"  diff {abs(ours[key] - theirs[key]):.1e}")
         if seed != "0":
             print("  (dataflow equality needs PYTHONHASHSEED=0 for the package run)")
+    nested_loops(package)
+
+
+def nested_loops(package) -> None:
+    """The pathological case: 16 nested loops against a two-line stub."""
+    lines = ["    " * d + f"for i{d} in range(n{d}):" for d in range(16)]
+    code = "\n".join(lines + ["    " * 16 + "s = s + i0"])
+    stub = "def f(x):\n    return x"
+    metric = CodeBleuMetric(lang="python")
+    start = time.process_time()
+    metric.statistics([code], [[stub]])
+    ours = time.process_time() - start
+    print(f"\n== 16 nested loops vs a stub ==\ncgm-metrics : {1000 * ours:8.1f} ms")
+    if package is not None:
+        start = time.process_time()
+        package.calc_codebleu([[stub]], [code], lang="python")
+        print(f"codebleu 0.7.0: {1000 * (time.process_time() - start):8.1f} ms")
 
 
 if __name__ == "__main__":
