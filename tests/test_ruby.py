@@ -615,6 +615,15 @@ def test_deep_nesting_falls_back_without_recursion_error():
         assert result["sample_levels"] == ["string"] and result["scores"] == [1.0]
 
 
+def test_nested_loops_cost_linear_time():
+    # running each loop body twice would visit the innermost statement 2**90 times
+    code = "for (;;) {" * 90 + "x = x + 1;" + "}" * 90
+    graph = program_graph(parse(code, "javascript"))
+    assert len(graph.labels) == 91
+    assert [e for e in graph.edges if e[2] == "data"] == [(90, 90, "data")]
+    assert ruby(code, code, lang="javascript") == (1.0, "graph")
+
+
 def test_nesting_past_the_graph_limit_uses_the_tree_level():
     code = "if (a) {" * 120 + "x = 1;" + "}" * 120  # 120 nested statements, few AST nodes
     assert program_graph(parse(code, "javascript")) is None

@@ -9,8 +9,9 @@ labelled with its node type and its own source tokens (nested statements exclude
   modelled);
 * ``data``: def-use, from a statement that defines a variable to a statement that reads it
   while that definition reaches it. Reaching definitions follow the structure: branches are
-  alternatives, loops run twice (loop-carried dependences), function and class bodies see the
-  enclosing definitions but do not leak theirs.
+  alternatives; in a loop, the definitions made anywhere in its body also reach the top of
+  the body and the loop header (loop-carried dependences; a linear-time over-approximation);
+  function and class bodies see the enclosing definitions but do not leak theirs.
 
 Language differences are data (:data:`PDG_LANGUAGES`): which node types hold statements,
 which fields hold bodies, which are loops, branches and scopes, and which (parent, field)
@@ -323,6 +324,20 @@ class _DataFlow:
             after[name] = (index,)
         return after
 
+    def define_below(self, index: int) -> dict[str, tuple[int, ...]]:
+        """Definitions of the statements nested in ``index`` (not inside nested scopes)."""
+        found: dict[str, tuple[int, ...]] = {}
+        stack = list(reversed(self.statements[index].children))
+        while stack:
+            child = stack.pop()
+            statement = self.statements[child]
+            for name in statement.defs:
+                if child not in found.get(name, ()):
+                    found[name] = found.get(name, ()) + (child,)
+            if statement.node.type not in self.spec.scopes:
+                stack.extend(reversed(statement.children))
+        return found
+
     def run(self, index: int, state):
         statement = self.statements[index]
         self.read(index, state)
@@ -330,12 +345,13 @@ class _DataFlow:
         kind = statement.node.type
         children = statement.children
         if kind in self.spec.loops:
-            # the header runs again after the body: twice through finds loop-carried edges
-            back = self.run_block(children, after)
-            self.read(index, back)
-            entry = _union(after, self.define(index, back))
+            # Definitions made anywhere in the loop reach the top of the next iteration. One
+            # pass over the body with them (an over-approximation when a definition is always
+            # overwritten later in the same iteration) keeps nested loops linear, where
+            # running each body twice would be exponential in the nesting depth.
+            entry = _union(after, self.define_below(index))
             back = self.run_block(children, entry)
-            self.read(index, back)
+            self.read(index, back)  # the header runs again after the body
             return _union(entry, self.define(index, back))
         if not children:
             return after
