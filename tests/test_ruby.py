@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import cgm_metrics
 from cgm_metrics.core import parse
 from cgm_metrics.ruby import (
+    MAX_GRAPH_STATEMENTS,
     MAX_TREE_NODES,
     ProgramGraph,
     RubyMetric,
@@ -622,6 +623,13 @@ def test_nested_loops_cost_linear_time():
     assert len(graph.labels) == 91
     assert [e for e in graph.edges if e[2] == "data"] == [(90, 90, "data")]
     assert ruby(code, code, lang="javascript") == (1.0, "graph")
+
+
+def test_more_statements_than_the_graph_limit_use_the_tree_level():
+    code = "\n".join(f"x{i} = {i}" for i in range(MAX_GRAPH_STATEMENTS + 50))
+    assert program_graph(parse(code, "python"), MAX_GRAPH_STATEMENTS) is None
+    result = compute_ruby([code], [code.replace("x1 ", "y1 ")], return_per_sample=True)
+    assert result["sample_levels"] == ["tree"] and 0.99 < result["scores"][0] < 1.0
 
 
 def test_nesting_past_the_graph_limit_uses_the_tree_level():

@@ -369,20 +369,19 @@ class _DataFlow:
         return self.run_block(children, after)
 
 
-def program_graph(parsed: ParsedCode) -> ProgramGraph | None:
-    """The PDG of ``parsed``, or None when its language has no table or nesting is too deep."""
+def program_graph(parsed: ParsedCode, max_statements: int | None = None) -> ProgramGraph | None:
+    """The PDG of ``parsed``; None when its language has no table, statements nest deeper than
+    ``MAX_DEPTH`` or there are more than ``max_statements`` statements."""
     spec = PDG_LANGUAGES.get(parsed.language.name)
     if spec is None:
         return None
     statements = _find_statements(parsed, spec)
-    if statements is None:
+    if statements is None or (max_statements is not None and len(statements) > max_statements):
         return None
     nested = {s.node.id for s in statements}
     labels = []
     for statement in statements:
-        tokens, statement.defs, statement.reads = _own_parts(
-            parsed, spec, statement, nested - {statement.node.id}
-        )
+        tokens, statement.defs, statement.reads = _own_parts(parsed, spec, statement, nested)
         labels.append(f"{statement.node.type}: {' '.join(tokens)}")
     edges: list[tuple[int, int, str]] = [
         (s.parent, index, "control") for index, s in enumerate(statements) if s.parent >= 0

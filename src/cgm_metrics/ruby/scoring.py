@@ -109,9 +109,7 @@ class _Snippet:
                 and self.parsable
                 and self.tree is not None
             ):
-                graph = program_graph(self._parsed)
-                if graph is not None and len(graph.labels) <= MAX_GRAPH_STATEMENTS:
-                    self._graph = graph
+                self._graph = program_graph(self._parsed, MAX_GRAPH_STATEMENTS)
         return self._graph  # type: ignore[return-value]
 
 
