@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -e ".[test]"
+# The codebleu package is a test peer; its declared pins no longer install, so without them.
+python -m pip install --quiet --no-deps codebleu==0.7.0
 
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
