@@ -42,3 +42,17 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not found: {path} (tests read ../shared/data beside the repo)")
     return path
+
+
+def _load_benchmark_corpus():
+    """benchmarks/corpus.py, loaded by path: putting benchmarks/ on sys.path would let its
+    scripts (codebleu.py, ruby.py, ...) shadow the real packages of the same names."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cgm_benchmark_corpus", ROOT / "benchmarks" / "corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+stdlib_pairs = _load_benchmark_corpus().stdlib_pairs

@@ -10,16 +10,13 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT, shared_data
+from conftest import shared_data, stdlib_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import CHRF
 
 from cgm_metrics import get_metric, score
 from cgm_metrics.chrf import ChrfCodeMetric, _char_matches, _char_matches_counter
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from corpus import stdlib_pairs  # noqa: E402
 
 OPTIONS = [
     {},

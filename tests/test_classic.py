@@ -17,17 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sacrebleu
-from conftest import ROOT, shared_data
+from conftest import ROOT, shared_data, stdlib_pairs
 from rouge_score import rouge_scorer
 
 import cgm_metrics
 from cgm_metrics.classic import BleuMetric, RougeLMetric, lcs_length
 from cgm_metrics.classic import wordnet as wn
 from cgm_metrics.core import code_tokens, tranx_tokenize
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from corpus import stdlib_pairs  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from apted import APTED
 from apted.helpers import Tree as AptedTree
-from conftest import ROOT, shared_data
+from conftest import shared_data, stdlib_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -217,9 +217,6 @@ def _apted_tree(tree: Tree) -> AptedTree:
 
 
 def test_ted_equals_apted_on_real_asts():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from corpus import stdlib_pairs
-
     predictions, references = stdlib_pairs(12, seed=3)
     for prediction, reference in zip(predictions, references, strict=True):
         a = syntax_tree(parse(prediction, "python"))

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import socket
-import sys
 from pathlib import Path
 
 import pytest
@@ -34,11 +33,8 @@ CANDIDATES = ["def add(x, y):\n    return x + y", "def add(a, b):\n    return a 
 
 
 def _corpus(n_items: int = 40):
-    sys.path.insert(0, str(ROOT))
-    try:
-        from benchmarks.corpus import stdlib_pairs
-    finally:
-        sys.path.remove(str(ROOT))
+    from conftest import stdlib_pairs
+
     return stdlib_pairs(n_items, seed=0)
 
 
