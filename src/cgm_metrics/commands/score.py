@@ -20,7 +20,7 @@ references per item; in JSONL a reference field may hold a list. Without --refer
 references come from the reference field of the first JSONL predictions file. --graded reads
 the canonical graded-outputs JSONL (one row per item and system).
 
-Scores keep each metric's usual scale: chrf_code 0-100, the others 0-1.
+Scores keep each metric's usual scale: chrf_code and bleu 0-100 (as sacrebleu), the others 0-1.
 
 examples:
   cgm score --references refs.txt --predictions model.txt
