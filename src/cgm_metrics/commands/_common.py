@@ -234,6 +234,25 @@ def want_progress(args: argparse.Namespace) -> bool:
 # ---------------------------------------------------------------- input arguments
 
 
+def add_data_arguments(parser: argparse.ArgumentParser, predictions: bool = False) -> None:
+    """The "data" group shared by score and compare: references, systems, graded JSONL."""
+    group = parser.add_argument_group("data")
+    group.add_argument(
+        "--references", action="append", metavar="FILE",
+        help="reference file; repeat for several references per item",
+    )
+    if predictions:
+        group.add_argument(
+            "--predictions", nargs="+", metavar="FILE", help="one file of outputs per system"
+        )
+    group.add_argument("--names", nargs="+", metavar="NAME",
+                       help="system names (default: file names without extension)")
+    group.add_argument("--graded", metavar="FILE",
+                       help="canonical graded JSONL with every system's outputs")
+    group.add_argument("--system", nargs="+", metavar="NAME",
+                       help="with --graded: only these systems")
+
+
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("input format")
     group.add_argument(

@@ -37,20 +37,7 @@ def add_parser(subparsers) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    group = parser.add_argument_group("data")
-    group.add_argument(
-        "--references", action="append", metavar="FILE",
-        help="reference file; repeat for several references per item",
-    )
-    group.add_argument(
-        "--predictions", nargs="+", metavar="FILE", help="one file of outputs per system"
-    )
-    group.add_argument("--names", nargs="+", metavar="NAME",
-                       help="system names (default: file names without extension)")
-    group.add_argument("--graded", metavar="FILE",
-                       help="canonical graded JSONL with every system's outputs")
-    group.add_argument("--system", nargs="+", metavar="NAME",
-                       help="with --graded: only these systems")
+    common.add_data_arguments(parser, predictions=True)
     common.add_input_arguments(parser)
     common.add_metric_arguments(parser)
     parser.add_argument("--list-metrics", action="store_true",
