@@ -43,6 +43,12 @@ CASES["paired_significance"] = {
     ],
 }
 
+# CodeBLEU requires `lang`, as the codebleu package does.
+CASES["codebleu"] = {
+    **DEFAULT_CASE,
+    "options": {"lang": "python"},
+}
+
 
 def case_for(name: str, features: list[str]) -> dict:
     if name in CASES:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from conftest import METRICS_DIR, ROOT, shared_data
 
-from cgm_metrics.codebleu import CodeBleuMetric, calc_codebleu
+from cgm_metrics.codebleu import CodeBleuMetric, compute_codebleu
 from cgm_metrics.codebleu.keywords import KEYWORDS
 from cgm_metrics.codebleu.setorder import set_order, string_hash
 
@@ -53,7 +53,7 @@ def test_golden_pairs(lang):
     stable_failures, outside = [], []
     n_unstable = 0
     for record in records:
-        got = calc_codebleu(record["predictions"], [record["references"]], lang=lang)
+        got = compute_codebleu(record["predictions"], [record["references"]], lang=lang)
         if record["stable_25_seeds"]:
             wrong = [k for k in KEYS if abs(got[k] - record[k]["min"]) > TOL]
             if wrong:
@@ -77,7 +77,7 @@ def test_golden_corpus(lang):
     record = corpus[lang]
     rows = _records(lang)
     assert len(rows) == record["n_pairs"]
-    got = calc_codebleu([r["predictions"][0] for r in rows], [r["references"] for r in rows],
+    got = compute_codebleu([r["predictions"][0] for r in rows], [r["references"] for r in rows],
                         lang=lang)
     bounds = record.get("range_25_seeds") or {k: record[k] for k in KEYS}
     for key in KEYS:
@@ -96,7 +96,7 @@ def test_golden_corpus_is_micro_average_of_rows():
     metric = CodeBleuMetric(lang="python")
     stats = metric.statistics(preds, refs)
     assert stats.shape == (40, 23)
-    whole = calc_codebleu(preds, refs, lang="python")
+    whole = compute_codebleu(preds, refs, lang="python")
     assert metric.corpus_score(stats) == pytest.approx(whole["codebleu"], abs=TOL)
     parts = metric.components_from_statistics(stats.sum(axis=0))
     for key in KEYS[1:]:
@@ -118,7 +118,7 @@ def test_package_test_vectors():
     vectors = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(vectors) >= 20
     for vector in vectors:
-        got = calc_codebleu(vector["pred"], vector["ref"], lang=vector["lang"])
+        got = compute_codebleu(vector["pred"], vector["ref"], lang=vector["lang"])
         for key in KEYS:
             assert got[key] == pytest.approx(vector[key], abs=TOL), (vector["tag"], key)
         # what the package's own tests assert (rounded); issue #32 quotes an older release
@@ -139,19 +139,20 @@ def test_evaluate_module_matches_package_and_accepts_lang_list():
         assert result["ngram_match_score"] == pytest.approx(0.10419044640136393, abs=TOL)
     # package, weights (0.1, 0.1, 0.4, 0.4), each pair alone: 0.9057264525574326 and 0.4
     result = module.compute(predictions=["x = 1", ""], references=[["x = 1"], ["y = 2"]],
-                            weights=(0.1, 0.1, 0.4, 0.4), return_per_sample=True)
+                            lang="python", weights=(0.1, 0.1, 0.4, 0.4),
+                            return_per_sample=True)
     assert result["scores"] == pytest.approx([0.9057264525574326, 0.4], abs=TOL)
     assert result["codebleu"] == pytest.approx(0.43003218895440254, abs=TOL)
 
 
 _SEED_SCRIPT = """
 import json, sys
-from cgm_metrics.codebleu import calc_codebleu
+from cgm_metrics.codebleu import compute_codebleu
 rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
 rows = [r for r in rows if not r["stable_25_seeds"]][:12]
-out = [calc_codebleu(r["predictions"], [r["references"]], lang=r["lang"], set_order=sys.argv[2])
+out = [compute_codebleu(r["predictions"], [r["references"]], lang=r["lang"], set_order=sys.argv[2])
        for r in rows]
-out.append(calc_codebleu([r["predictions"][0] for r in rows], [r["references"] for r in rows],
+out.append(compute_codebleu([r["predictions"][0] for r in rows], [r["references"] for r in rows],
                          lang=rows[0]["lang"], set_order=sys.argv[2]))
 print(json.dumps(out))
 """
@@ -196,26 +197,26 @@ def _nested_for(depth: int) -> str:
 def test_nested_loops_are_not_exponential():
     """The package needs 6.5 s for this pair (2^16 walks); the bound here only guards against
     exponential growth (the benchmark reports the real timing)."""
-    calc_codebleu(["x = 1"], ["x = 1"])  # parsers loaded
+    compute_codebleu(["x = 1"], ["x = 1"], lang="python")  # parsers loaded
     code = _nested_for(16)
     start = time.perf_counter()
-    calc_codebleu([code], [["def f(x):\n    return x"]])
-    calc_codebleu([code], [[code]])
+    compute_codebleu([code], [["def f(x):\n    return x"]], lang="python")
+    compute_codebleu([code], [[code]], lang="python")
     assert time.perf_counter() - start < 1.0
     java = "class A { void f() { " + "for (int i = 0; i < n; i++) { " * 16 + "s += i;"
     java += " }" * 16 + " } }"
     start = time.perf_counter()
-    result = calc_codebleu([java], [[java]], lang="java")
+    result = compute_codebleu([java], [[java]], lang="java")
     assert time.perf_counter() - start < 1.0
     assert result["codebleu"] == pytest.approx(1.0)
 
 
 def test_deep_nesting_has_no_recursion_error():
     deep_python = "x = " + "(" * 5000 + "1" + ")" * 5000
-    result = calc_codebleu([deep_python], [[deep_python]])
+    result = compute_codebleu([deep_python], [[deep_python]], lang="python")
     assert result["syntax_match_score"] == 1.0
     deep_java = "class A { void f() { " + "if (a) { " * 2000 + "x = 1;" + " }" * 2000 + " } }"
-    result = calc_codebleu([deep_java], [[deep_java]], lang="java")
+    result = compute_codebleu([deep_java], [[deep_java]], lang="java")
     assert result["syntax_match_score"] == 1.0
 
 
@@ -226,7 +227,7 @@ def test_big_input_in_bounded_time():
     )
     assert len(body) > 90_000
     start = time.perf_counter()
-    result = calc_codebleu([body], [[body]])
+    result = compute_codebleu([body], [[body]], lang="python")
     assert time.perf_counter() - start < 60
     assert result["codebleu"] == pytest.approx(1.0)
 
@@ -240,20 +241,20 @@ def test_typescript_keywords_and_dataflow():
     for record in _records("javascript"):
         if not record["stable_25_seeds"]:
             continue
-        got = calc_codebleu(record["predictions"], [record["references"]], lang="typescript")
+        got = compute_codebleu(record["predictions"], [record["references"]], lang="typescript")
         total += 1
         equal += abs(got["dataflow_match_score"] - record["dataflow_match_score"]["min"]) <= TOL
         # the n-gram parts never depend on the grammar
         assert got["ngram_match_score"] == pytest.approx(record["ngram_match_score"]["min"])
     assert equal >= 0.9 * total
     typed = "function add(a: number, b: number): number {\n  let c: number = a + b;\n  return c;\n}"
-    same = calc_codebleu([typed], [[typed]], lang="ts")
+    same = compute_codebleu([typed], [[typed]], lang="ts")
     assert same["codebleu"] == pytest.approx(1.0)
     renamed = typed.replace("let c", "let d").replace("return c", "return d")
-    other = calc_codebleu([renamed], [[typed]], lang="typescript")
+    other = compute_codebleu([renamed], [[typed]], lang="typescript")
     assert other["dataflow_match_score"] == 1.0  # renaming keeps every dataflow edge
     assert other["syntax_match_score"] == 1.0
-    broken = calc_codebleu(["let c: number = ;"], [[typed]], lang="typescript")
+    broken = compute_codebleu(["let c: number = ;"], [[typed]], lang="typescript")
     assert broken["dataflow_match_score"] < 1.0
 
 
@@ -262,50 +263,50 @@ def test_weights_and_dataflow_options():
     # package: x = 1 vs itself: ng 0.5623413251903491, w 0.4949232003839766, syn 1, df 0 -> 1
     pair = (["x = 1"], [["x = 1"]])
     ng, w = 0.5623413251903491, 0.4949232003839766
-    assert calc_codebleu(*pair)["codebleu"] == pytest.approx((ng + w + 1 + 1) / 4, abs=TOL)
-    oob = calc_codebleu(*pair, weights=(0.1, 0.1, 0.4, 0.4))["codebleu"]
+    assert compute_codebleu(*pair, lang="python")["codebleu"] == pytest.approx((ng + w + 1 + 1) / 4, abs=TOL)
+    oob = compute_codebleu(*pair, lang="python", weights=(0.1, 0.1, 0.4, 0.4))["codebleu"]
     assert oob == pytest.approx(0.1 * ng + 0.1 * w + 0.4 + 0.4, abs=TOL)
     # package: "def foo ( x ) : pass" vs itself: ng, w, syn 1.0, raw dataflow 0 (no edges)
     # counted as 1; "zero" keeps the 0, "renormalize" drops it
     pair = (["def foo ( x ) : pass"], [["def foo ( x ) : pass"]])
-    assert calc_codebleu(*pair)["codebleu"] == pytest.approx(1.0, abs=TOL)
-    assert calc_codebleu(*pair)["dataflow_match_score"] == 0.0
-    assert calc_codebleu(*pair, dataflow="zero")["codebleu"] == pytest.approx(0.75, abs=TOL)
-    renorm = calc_codebleu(*pair, dataflow="renormalize", weights=(0.1, 0.2, 0.3, 0.4))
+    assert compute_codebleu(*pair, lang="python")["codebleu"] == pytest.approx(1.0, abs=TOL)
+    assert compute_codebleu(*pair, lang="python")["dataflow_match_score"] == 0.0
+    assert compute_codebleu(*pair, lang="python", dataflow="zero")["codebleu"] == pytest.approx(0.75, abs=TOL)
+    renorm = compute_codebleu(*pair, lang="python", dataflow="renormalize", weights=(0.1, 0.2, 0.3, 0.4))
     assert renorm["codebleu"] == pytest.approx(1.0, abs=TOL)
     # a genuine 0 dataflow match stays 0 with "renormalize" and becomes 1 with "package"
     # package: codebleu 0.33002303306113934, components below, dataflow 0 with edges in the ref
     pred, ref = "def f(a):\n    return 1", "def f(a):\n    b = a\n    return b"
-    package = calc_codebleu([pred], [[ref]])
+    package = compute_codebleu([pred], [[ref]], lang="python")
     components = (0.08881915596542085, 0.08841583342199358, 0.14285714285714285, 0.0)
     assert [package[k] for k in KEYS[1:]] == pytest.approx(components, abs=TOL)
     assert package["codebleu"] == pytest.approx(0.33002303306113934, abs=TOL)
-    kept = calc_codebleu([pred], [[ref]], dataflow="renormalize")
+    kept = compute_codebleu([pred], [[ref]], lang="python", dataflow="renormalize")
     assert kept["codebleu"] == pytest.approx(sum(components) / 4, abs=TOL)
 
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="Supported.*python.*typescript"):
-        calc_codebleu(["x"], ["x"], lang="kotlin")
+        compute_codebleu(["x"], ["x"], lang="kotlin")
     with pytest.raises(ValueError, match="haskell"):
         CodeBleuMetric(lang="haskell")
     with pytest.raises(TypeError, match=r"predictions\[1\]"):
-        calc_codebleu(["x", None], ["x", "y"])
+        compute_codebleu(["x", None], ["x", "y"], lang="python")
     with pytest.raises(TypeError, match=r"references\[0\]\[1\]"):
-        calc_codebleu(["x"], [["x", None]])
+        compute_codebleu(["x"], [["x", None]], lang="python")
     with pytest.raises(ValueError, match="references"):
-        calc_codebleu(["x", "y"], ["x"])
+        compute_codebleu(["x", "y"], ["x"], lang="python")
     with pytest.raises(ValueError, match="empty"):
-        calc_codebleu([], [])
+        compute_codebleu([], [], lang="python")
     with pytest.raises(ValueError, match="weights"):
-        calc_codebleu(["x"], ["x"], weights=(0.5, 0.5))
+        compute_codebleu(["x"], ["x"], lang="python", weights=(0.5, 0.5))
     with pytest.raises(ValueError, match="dataflow"):
-        calc_codebleu(["x"], ["x"], dataflow="one")
+        compute_codebleu(["x"], ["x"], lang="python", dataflow="one")
 
 
 def test_empty_and_unparsable_predictions_get_the_documented_score():
     # package: empty prediction -> every component 0, codebleu 0.25 (the dataflow "or 1")
-    empty = calc_codebleu([""], [["def f ( x ) :\n    return x"]])
+    empty = compute_codebleu([""], [["def f ( x ) :\n    return x"]], lang="python")
     assert empty == pytest.approx({"codebleu": 0.25, "ngram_match_score": 0.0,
                                    "weighted_ngram_match_score": 0.0,
                                    "syntax_match_score": 0.0, "dataflow_match_score": 0.0})
@@ -313,7 +314,7 @@ def test_empty_and_unparsable_predictions_get_the_documented_score():
     for lang in LANGUAGES:
         for record in _records(lang):
             if record["kind"] in ("edge:syntax_error_prediction", "edge:empty_prediction"):
-                got = calc_codebleu(record["predictions"], [record["references"]], lang=lang)
+                got = compute_codebleu(record["predictions"], [record["references"]], lang=lang)
                 bounds = record.get("range_25_seeds") or {k: record[k] for k in KEYS}
                 assert all(_within(got[k], bounds[k]) for k in KEYS), record["id"]
 

@@ -34,10 +34,14 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of str): generated code, one string per item.
     references (list of str or list of list of str): reference code, one or several per item.
-    lang (str or list of one str): python, java, javascript, c, cpp, c_sharp, go, php, ruby,
-        rust or typescript (default "python"); ["python"] as in k4black/codebleu works too.
+    lang (str or list of str): required, as in the package: python, java, javascript, c,
+        cpp, c_sharp, go, php, ruby, rust or typescript. ["java"] as k4black/codebleu takes it
+        works too; a plain string is the whole name here ("cpp" is C++), where k4black reads
+        its first character.
     weights (4 floats): weights of ngram, weighted ngram, syntax and dataflow match
         (default 0.25 each; (0.1, 0.1, 0.4, 0.4) in Out of the BLEU).
+    tokenizer (callable str -> list of str): tokens of the two n-gram components, as in the
+        package (default None: whitespace, `s.split()`).
     dataflow (str): what a dataflow score of 0 means: "package" (default, counted as 1 like
         the package, whether the references have no dataflow or nothing matched), "zero"
         (counted as 0), "renormalize" (without reference dataflow the component is dropped
@@ -85,8 +89,9 @@ class Codebleu(evaluate.Metric):
         self,
         predictions,
         references,
-        lang="python",
+        lang=None,
         weights=(0.25, 0.25, 0.25, 0.25),
+        tokenizer=None,
         dataflow="package",
         return_per_sample=False,
         set_order="package",
@@ -96,6 +101,7 @@ class Codebleu(evaluate.Metric):
             references,
             lang=lang,
             weights=weights,
+            tokenizer=tokenizer,
             dataflow=dataflow,
             return_per_sample=return_per_sample,
             set_order=set_order,

@@ -25,7 +25,7 @@ EXIT_OK = 0
 EXIT_INPUT = 1
 EXIT_INTERNAL = 2
 
-COMMANDS = ("demo", "score", "compare", "agreement")
+COMMANDS = ("demo", "score", "compare", "agreement", "modules")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,8 +51,23 @@ def _comment_style(name: str) -> str:
 
 
 def codebleu_language(lang: object) -> LanguageSpec:
-    """The registry row of ``lang`` (a name, alias or one-element list) if CodeBLEU has it."""
-    if isinstance(lang, (list, tuple)) and len(lang) == 1:
+    """The registry row of ``lang`` if CodeBLEU has it.
+
+    ``lang`` is a name or alias, or a list of one name repeated (the k4black/codebleu evaluate
+    module takes a list and reads its first element; a list naming several languages is an
+    error here, not silently its first one).
+    """
+    if lang is None:
+        raise ValueError(
+            "CodeBLEU needs `lang`, as the codebleu package does: one of "
+            f"{', '.join(CODEBLEU_LANGUAGES)}; e.g. lang=\"java\"."
+        )
+    if isinstance(lang, (list, tuple)) and lang and all(isinstance(x, str) for x in lang):
+        if len({x.strip().lower() for x in lang}) > 1:
+            raise ValueError(
+                f"CodeBLEU scores one language per call; `lang` names several: {sorted(set(lang))}."
+                " Score each language separately."
+            )
         lang = lang[0]
     spec = resolve_language(lang)
     if spec.name not in CODEBLEU_LANGUAGES:
@@ -77,6 +93,68 @@ def check_weights(weights: object) -> tuple[float, float, float, float]:
     return values  # type: ignore[return-value]
 
 
+def check_tokenizer(tokenizer: object) -> Callable[[str], list[str]]:
+    """``str.split`` for None (the package's default), else ``tokenizer`` with its output
+    checked: the package feeds it to n-gram counting, which needs a list of str tokens."""
+    if tokenizer is None:
+        return str.split
+    if not callable(tokenizer):
+        raise TypeError(
+            "`tokenizer` must be a callable taking a string and returning a list of str tokens "
+            f"(as in the codebleu package), or None for whitespace tokens; got "
+            f"{type(tokenizer).__name__}."
+        )
+
+    def tokenize(text: str) -> list[str]:
+        tokens = tokenizer(text)
+        if isinstance(tokens, (list, tuple)) and all(isinstance(t, str) for t in tokens):
+            return list(tokens)
+        kind = type(tokens).__name__
+        if isinstance(tokens, (list, tuple)):
+            kind = f"a {kind} holding {type(next(t for t in tokens if not isinstance(t, str))).__name__}"
+        raise TypeError(
+            f"`tokenizer` must return a list of str tokens, but it returned {kind}. Pass a "
+            "function str -> list[str], e.g. a HuggingFace tokenizer's `.tokenize` method "
+            "rather than the tokenizer object or `.encode`."
+        )
+
+    return tokenize
+
+
+def _callable_name(function: object) -> str:
+    module = getattr(function, "__module__", None) or ""
+    name = getattr(function, "__qualname__", None) or type(function).__qualname__
+    return f"{module}.{name}" if module and module != "builtins" else name
+
+
+def _check_keywords(keywords: object) -> list[str]:
+    if isinstance(keywords, str) or not isinstance(keywords, Iterable):
+        raise TypeError(f"`keywords` must be a list of str, got {type(keywords).__name__}.")
+    words = list(keywords)
+    if not all(isinstance(word, str) for word in words):
+        raise TypeError("`keywords` must hold strings only.")
+    return words
+
+
+def read_keywords(keywords_dir: object, lang: str) -> list[str]:
+    """The keywords of ``lang`` from ``<keywords_dir>/<lang>.txt``, one a line, read as the
+    package reads its ``codebleu/keywords`` folder (each line stripped)."""
+    if not isinstance(keywords_dir, (str, Path)):
+        raise TypeError(
+            f"`keywords_dir` must be a folder path (str or pathlib.Path), got "
+            f"{type(keywords_dir).__name__}; None uses the package's keyword lists."
+        )
+    path = Path(keywords_dir) / f"{lang}.txt"
+    if not path.is_file():
+        raise ValueError(
+            f"`keywords_dir` has no {lang}.txt ({path} not found): it must hold one file "
+            "<lang>.txt per language with one keyword a line, like the codebleu package's "
+            "codebleu/keywords folder; None uses the package's lists."
+        )
+    with open(path, encoding="utf-8") as handle:
+        return [line.strip() for line in handle.readlines()]
+
+
 def _bleu_from(clipped: np.ndarray, total: np.ndarray, hyp: np.ndarray, ref: np.ndarray):
     """NLTK corpus BLEU-4 with method1 smoothing from summed statistics (vectorised)."""
     smoothed = np.where(clipped == 0, EPSILON, clipped)
@@ -96,7 +174,10 @@ class CodeBleuMetric(Metric):
     (default): the package's ``score or 1``, so no reference dataflow *and* a genuine 0 both
     count as 1; "zero": the value as it is (0 without reference dataflow); "renormalize": a
     corpus without reference dataflow drops the component and renormalises the other weights
-    (Out of the BLEU), a genuine 0 stays 0.
+    (Out of the BLEU), a genuine 0 stays 0. ``tokenizer``: the package's, a callable
+    str -> list of str for the two n-gram components (default whitespace, ``str.split``);
+    ``keywords``: the keywords of the weighted n-gram component (default the package's list
+    of ``lang``).
     """
 
     name = "codebleu"
@@ -107,6 +188,8 @@ class CodeBleuMetric(Metric):
         weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
         dataflow: str = "package",
         set_order: str = "package",
+        tokenizer: Callable[[str], list[str]] | None = None,
+        keywords: Iterable[str] | None = None,
     ) -> None:
         spec = codebleu_language(lang)
         if set_order not in ("package", "source"):
@@ -116,12 +199,21 @@ class CodeBleuMetric(Metric):
             raise ValueError(
                 f"`dataflow` must be one of {', '.join(DATAFLOW_MODES)}; got {dataflow!r}."
             )
-        super().__init__(lang=spec.name, weights=weights, dataflow=dataflow, set_order=set_order)
+        extra: dict[str, Any] = {}
+        if tokenizer is not None:
+            extra["tokenizer"] = _callable_name(tokenizer)
+        if keywords is not None:
+            keywords = frozenset(_check_keywords(keywords))
+            extra["keywords"] = f"custom({len(keywords)})"
+        super().__init__(
+            lang=spec.name, weights=weights, dataflow=dataflow, set_order=set_order, **extra
+        )
         self.set_order = set_order
         self.spec = spec
         self.weights = weights
         self.dataflow = dataflow
-        self.keywords = frozenset(KEYWORDS[spec.name])
+        self.tokenize = check_tokenizer(tokenizer)
+        self.keywords = frozenset(KEYWORDS[spec.name]) if keywords is None else keywords
         self.rules = RULES[spec.name]
         self.comment_style = _comment_style(spec.name)
 
@@ -141,8 +233,8 @@ class CodeBleuMetric(Metric):
             start = clock()
             hypothesis = prediction.strip()
             stripped_refs = [ref.strip() for ref in refs]
-            hyp_tokens = hypothesis.split()
-            ref_tokens = [ref.split() for ref in stripped_refs]
+            hyp_tokens = self.tokenize(hypothesis)
+            ref_tokens = [self.tokenize(ref) for ref in stripped_refs]
             row = rows[item]
             row[0:19] = ngram_rows(hyp_tokens, ref_tokens, self.keywords)
             middle = clock()
@@ -253,17 +345,31 @@ class CodeBleuMetric(Metric):
 
 
 def calc_codebleu(
-    predictions: Any,
     references: Any,
-    lang: object = "python",
+    predictions: Any,
+    lang: str,
     weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
-    dataflow: str = "package",
-    set_order: str = "package",
+    tokenizer: Callable[[str], list[str]] | None = None,
+    keywords_dir: str | Path | None = None,
 ) -> dict[str, float]:
-    """Corpus CodeBLEU with the package's five keys (its ``calc_codebleu``, validated)."""
+    """The `codebleu` package's ``calc_codebleu``: same signature and positional order
+    (references first), same numbers, same five keys.
+
+    ``references``: a string or a list of strings per item; ``predictions``: one string per
+    item; ``lang``: required, one of the package's ten languages (or typescript, or an alias
+    such as "js"); ``weights``: alpha, beta, gamma, theta; ``tokenizer``: a callable
+    str -> list of str for the two n-gram components (None: whitespace, as in the package);
+    ``keywords_dir``: a folder with ``<lang>.txt`` (one keyword a line) replacing the
+    package's keyword list (None: the package's own list, which this library ships).
+    Inputs are validated with clear errors where the package asserts or fails deep inside.
+    For the library's keyword-first API with more options, see :func:`compute_codebleu`.
+    """
     from ..core.inputs import check_inputs
 
-    metric = CodeBleuMetric(lang=lang, weights=weights, dataflow=dataflow, set_order=set_order)
+    spec = codebleu_language(lang)
+    keywords = None if keywords_dir is None else read_keywords(keywords_dir, spec.name)
+    metric = CodeBleuMetric(lang=spec.name, weights=weights, tokenizer=tokenizer,
+                            keywords=keywords)
     preds, refs = check_inputs(predictions, references)
     return metric.scores(metric.statistics(preds, refs).sum(axis=0))
 
@@ -271,16 +377,21 @@ def calc_codebleu(
 def compute_codebleu(
     predictions: Any,
     references: Any,
-    lang: object = "python",
+    lang: object = None,
+    *,
     weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+    tokenizer: Callable[[str], list[str]] | None = None,
     dataflow: str = "package",
     return_per_sample: bool = False,
     set_order: str = "package",
 ) -> dict[str, Any]:
-    """The evaluate module's result: the package's five keys, plus per-item ``scores``."""
+    """Corpus CodeBLEU, predictions first (the evaluate module's order): the package's five
+    keys, plus per-item ``scores`` with ``return_per_sample``. ``lang`` is required (a
+    ``ValueError`` lists the languages); the other options are keyword-only."""
     from ..core.inputs import check_inputs
 
-    metric = CodeBleuMetric(lang=lang, weights=weights, dataflow=dataflow, set_order=set_order)
+    metric = CodeBleuMetric(lang=lang, weights=weights, dataflow=dataflow, set_order=set_order,
+                            tokenizer=tokenizer)
     preds, refs = check_inputs(predictions, references)
     stats = metric.statistics(preds, refs)
     result: dict[str, Any] = metric.scores(stats.sum(axis=0))
