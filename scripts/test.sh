@@ -26,6 +26,14 @@ fi
 python -m cgm_metrics.classic.wordnet status >/dev/null 2>&1 \
     || python -m cgm_metrics.classic.wordnet install
 
+# Release check: sdist and wheel build (in an isolated build environment, as on release) and
+# pass twine's metadata check; tests/test_packaging.py checks the wheel's contents.
+dist="$(mktemp -d)"
+python -m build --outdir "$dist" . >"$dist/build.log" 2>&1 || { cat "$dist/build.log"; exit 1; }
+rm "$dist/build.log"
+python -m twine check --strict "$dist"/*
+rm -rf "$dist"
+
 export HF_EVALUATE_OFFLINE=1
 python -m ruff check src tests benchmarks metrics spaces
 python -m pytest -n 2 "$@"
