@@ -251,6 +251,30 @@ def test_evaluate_module_call_shapes():
         module.compute([REFERENCE], [PREDICTION], lang="python")
 
 
+# -- evaluate's chrf -------------------------------------------------------------------------
+
+CHRF_PREDICTION = ["The relationship between cats and dogs is not exactly friendly.",
+                   "a good bookshop is just a genteel black hole that knows how to read."]
+CHRF_REFERENCE = [["The relationship between dogs and cats is not exactly friendly."],
+                  ["A good bookshop is just a genteel Black Hole that knows how to read."]]
+
+
+@pytest.mark.parametrize("options, documented", [
+    ({}, {"score": 84.64214891738334, "char_order": 6, "word_order": 0, "beta": 2}),
+    ({"word_order": 2}, {"score": 82.87263732906315, "char_order": 6, "word_order": 2, "beta": 2}),
+    ({"word_order": 2, "lowercase": True},
+     {"score": 92.12853119829202, "char_order": 6, "word_order": 2, "beta": 2}),
+])
+def test_evaluate_chrf_documented_examples(options, documented):
+    """evaluate's chrf docstring examples, verbatim but for the module path; the documented
+    values are evaluate's."""
+    import evaluate
+
+    chrf = evaluate.load(str(METRICS_DIR / "chrf_code"))
+    results = chrf.compute(predictions=CHRF_PREDICTION, references=CHRF_REFERENCE, **options)
+    assert {key: results[key] for key in documented} == pytest.approx(documented, rel=1e-12)
+
+
 # -- CodeXGLUE's calc_code_bleu.py command line ----------------------------------------------
 
 # One snippet per line; backslashes inside string and char literals are literal.
