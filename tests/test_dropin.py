@@ -209,8 +209,6 @@ def test_missing_or_wrong_arguments_fail_clearly(tmp_path):
 def test_evaluate_module_call_shapes():
     module = _load_module()
     n = len(JAVA_PREDICTIONS)
-    # one shape for the whole batch: evaluate checks only the first item's shape, and casts a
-    # string reference after a list one into a list of characters (in k4black's module too)
     java_refs = [r if isinstance(r, list) else [r] for r in JAVA_REFERENCES]
     expected = package_results([
         {"args": [JAVA_REFERENCES, JAVA_PREDICTIONS, "java"], "kwargs": {}},
@@ -232,6 +230,13 @@ def test_evaluate_module_call_shapes():
     # k4black's docstring example (its `language=` keyword is not in its own signature either)
     got = module.compute(references=[REFERENCE], predictions=[PREDICTION], lang=["python"])
     assert same(got, readme)
+    # a batch mixing strings and lists, as the package takes it (evaluate alone would turn the
+    # string after a list into a list of characters, silently; k4black's module does)
+    for references in (JAVA_REFERENCES, [JAVA_REFERENCES[1]] + [java_refs[0], java_refs[2]]):
+        order = [1, 0, 2] if references[0] == JAVA_REFERENCES[1] else [0, 1, 2]
+        got = module.compute(predictions=[JAVA_PREDICTIONS[i] for i in order],
+                             references=references, lang="java")
+        assert same(got, java)
     # add_batch, then compute with tokenizer=None
     module.add_batch(predictions=JAVA_PREDICTIONS[:2], references=java_refs[:2])
     module.add_batch(predictions=JAVA_PREDICTIONS[2:], references=java_refs[2:])
@@ -273,6 +278,10 @@ def test_evaluate_chrf_documented_examples(options, documented):
     chrf = evaluate.load(str(METRICS_DIR / "chrf_code"))
     results = chrf.compute(predictions=CHRF_PREDICTION, references=CHRF_REFERENCE, **options)
     assert {key: results[key] for key in documented} == pytest.approx(documented, rel=1e-12)
+    # the same references as one list and one string (evaluate alone would split the string)
+    mixed = [CHRF_REFERENCE[0], CHRF_REFERENCE[1][0]]
+    results = chrf.compute(predictions=CHRF_PREDICTION, references=mixed, **options)
+    assert results["score"] == pytest.approx(documented["score"], rel=1e-12)
 
 
 # -- CodeXGLUE's calc_code_bleu.py command line ----------------------------------------------
