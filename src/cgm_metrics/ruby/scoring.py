@@ -32,7 +32,7 @@ from .ted import Tree, edit_cells, tree_similarity
 LEVELS = ("graph", "tree", "string")
 
 # Size limits: above them an item falls back to the next level (reported in its level).
-MAX_GRAPH_STATEMENTS = 400  # statements per snippet for the graph level
+MAX_GRAPH_NODES = 1500  # program-graph nodes per snippet for the graph level
 MAX_TREE_NODES = 3000  # AST nodes per snippet for the tree level
 MAX_TREE_CELLS = 40_000_000  # work of one tree edit distance (product of decomposition cells)
 
@@ -109,7 +109,7 @@ class _Snippet:
                 and self.parsable
                 and self.tree is not None
             ):
-                self._graph = program_graph(self._parsed, MAX_GRAPH_STATEMENTS)
+                self._graph = program_graph(self._parsed, MAX_GRAPH_NODES)
         return self._graph  # type: ignore[return-value]
 
 
