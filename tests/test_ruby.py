@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from apted import APTED
 from apted.helpers import Tree as AptedTree
-from conftest import shared_data, stdlib_pairs
+from conftest import ROOT, shared_data, stdlib_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 import cgm_metrics
 from cgm_metrics.core import parse
@@ -104,6 +105,61 @@ def test_hearthstone_whole_set_scores_and_levels():
             assert score == 1.0
 
 
+def test_hearthstone_agreement_with_programmers_at_least_the_published_ruby():
+    """Pearson and Kendall with the human (M-MSR) grades: ours against the published RUBY
+    values stored in the data, and the order of the two systems by mean score."""
+    rows = _hearthstone_rows()
+    grades = [row["grade"] for row in rows]
+    published = [row["scores"]["ruby"] for row in rows]
+    ours = compute_ruby(
+        [row["prediction"] for row in rows],
+        [row["references"] for row in rows],
+        return_per_sample=True,
+    )["scores"]
+    assert stats.pearsonr(ours, grades)[0] >= stats.pearsonr(published, grades)[0]
+    assert stats.kendalltau(ours, grades)[0] >= stats.kendalltau(published, grades)[0]
+
+    def by_system(values):
+        return {
+            system: np.mean([v for v, r in zip(values, rows, strict=True) if r["system"] == system])
+            for system in ("gcnn", "nl2code")
+        }
+
+    human, scores = by_system(grades), by_system(ours)
+    assert (human["nl2code"] > human["gcnn"]) == (scores["nl2code"] > scores["gcnn"])
+
+
+def _one_liner_rows():
+    path = ROOT / "tests" / "data" / "ruby_oneliners" / "graded.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("level", [None, "tree"])
+def test_one_liners_ordered_as_their_grades(level):
+    """Hand-graded one-liners (grades from the grade definitions, given before scoring): each
+    system's mean RUBY orders the systems as their mean grades do, the <unk>-laden system below
+    the near misses and above unrelated code, and item scores rise with the grades."""
+    items = _one_liner_rows()
+    systems = list(items[0]["outputs"])
+    means, grades_of = {}, {}
+    all_scores, all_grades = [], []
+    for system in systems:
+        result = compute_ruby(
+            [item["outputs"][system][0] for item in items],
+            [item["references"] for item in items],
+            level=level,
+            return_per_sample=True,
+        )
+        grades = [item["outputs"][system][1] for item in items]
+        means[system], grades_of[system] = result["ruby"], float(np.mean(grades))
+        all_scores += result["scores"]
+        all_grades += grades
+    by_grade = sorted(systems, key=grades_of.get, reverse=True)
+    assert by_grade == ["exact", "near", "partial", "unk", "unrelated"]
+    assert sorted(systems, key=means.get, reverse=True) == by_grade
+    assert stats.kendalltau(all_scores, all_grades)[0] > 0.5
+
+
 # --- tree edit distance against apted and zss -------------------------------------------------
 
 
@@ -140,11 +196,31 @@ def _bracket(tree, node=0) -> str:
     return "{" + labels[node] + "".join(_bracket(tree, c) for c in children[node]) + "}"
 
 
+def _zss_distance(a, b, relabel: int) -> float:
+    """zss's Zhang-Shasha with unit insertions and deletions and the given relabelling cost."""
+    return zss.distance(
+        a,
+        b,
+        zss.Node.get_children,
+        insert_cost=lambda node: 1,
+        remove_cost=lambda node: 1,
+        update_cost=lambda x, y: 0 if x.label == y.label else relabel,
+    )
+
+
 @settings(max_examples=300, deadline=None)
 @given(random_trees(), random_trees())
 def test_ted_equals_zss(tree1, tree2):
     expected = zss.simple_distance(_zss(tree1), _zss(tree2))
     assert tree_edit_distance(_ours(tree1), _ours(tree2)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_trees(), random_trees())
+def test_ted_with_relabelling_at_two_equals_zss(tree1, tree2):
+    """TRS's distance: a relabelling costs a deletion plus an insertion."""
+    expected = _zss_distance(_zss(tree1), _zss(tree2), 2)
+    assert tree_edit_distance(_ours(tree1), _ours(tree2), relabel=2) == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -195,8 +271,10 @@ def test_python_kernel_equals_compiled_kernel(tree1, tree2):
         second.leftmost,
         second.keyroots,
     )
-    expected = zss.simple_distance(_zss(tree1), _zss(tree2))
-    assert ted._zhang_shasha(*arguments) == expected == ted._kernel()(*arguments)
+    for relabel in (1, 2):
+        expected = _zss_distance(_zss(tree1), _zss(tree2), relabel)
+        assert ted._zhang_shasha(*arguments, relabel) == expected
+        assert ted._kernel()(*arguments, relabel) == expected
 
 
 def _preorder_of(tree) -> list[int]:
@@ -245,7 +323,10 @@ def test_tree_level_sees_structure(code1, code2):
     a, b = syntax_tree(parse(code1, "python")), syntax_tree(parse(code2, "python"))
     # the same number from zss on the same trees
     assert tree_edit_distance(a, b) == zss.simple_distance(_tree_to_zss(a), _tree_to_zss(b))
-    assert score == pytest.approx(1 - tree_edit_distance(a, b) / (len(a) + len(b)))
+    # TRS prices a relabelling as a deletion plus an insertion: zss with that update cost
+    relabelled = _zss_distance(_tree_to_zss(a), _tree_to_zss(b), 2)
+    assert tree_edit_distance(a, b, relabel=2) == relabelled
+    assert score == pytest.approx(1 - relabelled / (len(a) + len(b)))
 
 
 def _tree_to_zss(tree: Tree):
@@ -446,6 +527,67 @@ def test_pdg_javascript():
     }
 
 
+def test_program_graph_of_straight_line_code():
+    """Expression-level PDG: operands feed operations, definitions feed their uses."""
+    graph = program_graph(parse("x = 1\ny = x + 1\nprint(y)\n", "python"))
+    assert graph.labels == (
+        "assignment =", "identifier:x", "integer:1",
+        "assignment =", "identifier:y", "binary_operator +", "identifier:x", "integer:1",
+        "call", "identifier:print", "argument_list", "identifier:y",
+    )  # fmt: skip
+    assert set(graph.edges) == {
+        (0, 1, "data:left"),  # x receives the assigned value
+        (2, 0, "data:right"),
+        (3, 4, "data:left"),
+        (5, 3, "data:right"),
+        (6, 5, "data:left"),
+        (7, 5, "data:right"),
+        (9, 8, "data:function"),
+        (10, 8, "data:arguments"),
+        (11, 10, "data:0"),
+        (1, 6, "data"),  # def-use: x
+        (4, 11, "data"),  # def-use: y
+    }
+
+
+def test_program_graph_control_and_loop_carried_dependences():
+    code = "def f(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n"
+    graph = program_graph(parse(code, "python"))
+    names = graph.labels
+    assert names[0] == "function_definition def" and "for_statement for in" in names
+    index = {label: k for k, label in reversed(list(enumerate(names)))}
+    control = {(names[a], names[b]) for a, b, kind in graph.edges if kind == "control"}
+    assert control == {
+        ("function_definition def", "assignment ="),
+        ("function_definition def", "for_statement for in"),
+        ("function_definition def", "return_statement return"),
+        ("for_statement for in", "augmented_assignment +="),
+    }
+    uses = [(a, b) for a, b, kind in graph.edges if kind == "data"]
+    s_def = index["identifier:s"]  # s = 0
+    targets = [b for a, b in uses if a == s_def]
+    assert len(targets) == 2  # s += x (first iteration) and return s (zero iterations)
+    # every def-use edge joins two occurrences of the same variable
+    assert all(names[a] == names[b] for a, b in uses)
+
+
+def test_program_graph_sees_dependences_not_layout():
+    independent = ("a = f(1)\nb = g(2)\n", "b = g(2)\na = f(1)\n")
+    assert ruby(*independent) == (1.0, "graph")  # no dependence between them: same PDG
+    assert ruby(*independent, level="tree")[0] < 1.0  # the tree keeps the order
+    dependent = ("a = f(1)\nb = g(a)\n", "b = g(a)\na = f(1)\n")
+    assert ruby(*dependent)[0] < 1.0  # the use no longer sees the definition
+    assert ruby("y = a - b", "y = b - a")[0] < 1.0  # operands keep their roles
+    for lang, code in (
+        ("java", "class A { int f(int n) { return n + 1; } }"),
+        ("javascript", "const y = x + 1;"),
+        ("python", "y = x + 1"),
+    ):
+        graph = program_graph(parse(code, lang))
+        assert len(graph.labels) >= 4 and len(graph.edges) >= 3  # a one-liner is a graph
+        assert ruby(code, code, lang=lang) == (1.0, "graph")
+
+
 def test_pdg_languages_without_a_table_start_at_the_tree_level():
     assert program_graph(parse("fn main() { let x = 1; }", "rust")) is None
     assert ruby("fn main() { let x = 1; }", "fn main() { let x = 2; }", lang="rust")[1] == "tree"
@@ -524,6 +666,18 @@ def test_bipartite_ged_exact_on_renamed_and_changed_programs():
     g1 = statement_graph(parse(SMALL_PROGRAMS[0], "python"))
     g2 = statement_graph(parse(SMALL_PROGRAMS[1], "python"))
     assert graph_edit_distance(g1, g2) == pytest.approx(_networkx_exact(g1, g2))
+
+
+ONE_LINERS = ["x = a + b", "x = a - b", "y = a + b", "print(x)", "x = 1", "f(a, b)", "f(b, a)"]
+
+
+@pytest.mark.parametrize("first", range(len(ONE_LINERS)))
+def test_bipartite_ged_is_an_upper_bound_on_program_graphs(first):
+    g1 = program_graph(parse(ONE_LINERS[first], "python"))
+    for second in ONE_LINERS:
+        g2 = program_graph(parse(second, "python"))
+        assert graph_edit_distance(g1, g2) >= _networkx_exact(g1, g2) - 1e-5
+    assert graph_edit_distance(g1, g1) == 0
 
 
 @st.composite

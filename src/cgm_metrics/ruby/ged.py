@@ -41,7 +41,10 @@ def _local_structure(graph: ProgramGraph, codes: dict) -> tuple[sparse.csr_matri
         if source == target:
             ends = [(source, ("self", label, ""))]
         else:
-            ends = [(source, ("out", label, labels[target])), (target, ("in", label, labels[source]))]
+            ends = [
+                (source, ("out", label, labels[target])),
+                (target, ("in", label, labels[source])),
+            ]
         for node, key in ends:
             level = seen.get((node, key), 0)
             seen[(node, key)] = level + 1

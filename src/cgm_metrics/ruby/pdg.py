@@ -155,9 +155,7 @@ PDG_LANGUAGES: dict[str, PdgSpec] = {
             "pair_pattern parenthesized_expression"
         ),
         assignments_with_operator=frozenset(),
-        transparent=_set(
-            "program statement_block expression_statement parenthesized_expression"
-        ),
+        transparent=_set("program statement_block expression_statement parenthesized_expression"),
     ),
 }
 
@@ -396,9 +394,7 @@ def _statements_with_flow(
     return statements, flow, tokens
 
 
-def statement_graph(
-    parsed: ParsedCode, max_statements: int | None = None
-) -> ProgramGraph | None:
+def statement_graph(parsed: ParsedCode, max_statements: int | None = None) -> ProgramGraph | None:
     """The statement-level PDG of ``parsed``: one node per statement, labelled with its type
     and own tokens (``if_statement: if x > 0 :``), ``control`` edges to the statements nested
     directly in it and ``data`` edges from a definition to each statement it reaches that reads
@@ -416,9 +412,10 @@ def statement_graph(
     edges: list[tuple[int, int, str]] = [
         (s.parent, index, "control") for index, s in enumerate(statements) if s.parent >= 0
     ]
-    edges += [(source, target, "data") for source, target in dict.fromkeys(
-        (source, target) for source, target, _ in flow.edges
-    )]
+    edges += [
+        (source, target, "data")
+        for source, target in dict.fromkeys((source, target) for source, target, _ in flow.edges)
+    ]
     edges.sort(key=lambda edge: (edge[0], edge[1], edge[2]))
     return ProgramGraph(tuple(labels), tuple(edges), exact_labels=False)
 
