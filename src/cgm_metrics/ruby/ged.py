@@ -1,14 +1,23 @@
 """Bipartite graph edit distance (Riesen and Bunke, 2009): deterministic, polynomial, an upper bound.
 
-Costs: inserting or deleting a node or an edge costs 1; relabelling an edge costs 1;
-relabelling a node costs 1 when the statement kinds differ and otherwise the normalised token
-Levenshtein distance of the two statements (0 for the same tokens, at most 1), so a statement
-with one changed token is not priced like an unrelated one. Exact graph edit distance is NP-hard, so the node assignment is found with one
-linear sum assignment over the square ``(n + m) x (n + m)`` matrix of Riesen and Bunke:
-substitutions (label cost plus half the cost of matching the incident edge multisets, each
-edge being shared by two nodes), deletions and insertions on diagonals. The edit path that
-this assignment induces is then costed exactly (nodes and edges). The result is the cost of
-a valid edit path, hence an upper bound on the true distance, never below it.
+Costs. Inserting or deleting a node or an edge costs 1. In program graphs (exact labels, the
+graph level of RUBY) relabelling a node or an edge costs 2, a deletion plus an insertion:
+then the distance of two graphs with no node or edge label in common is the sum of their
+sizes, the normaliser of GRS, so GRS spans 0 to 1 as the definition's normaliser implies.
+With unit relabelling, the sum of sizes is never reached: two graphs of the same shape
+with no node label in common would still score about 0.75 (every node relabelled at 1, every
+edge kept), at 2 they score about 0.5 (the shared shape counts, the relabelled nodes do not);
+two one-line programs always share most of their shape. Statement graphs
+(labels ``kind: tokens``) relabel at 1 across statement kinds and otherwise at the
+normalised token Levenshtein distance of the two statements.
+
+Exact graph edit distance is NP-hard, so the node assignment is found with one linear sum
+assignment (Riesen and Bunke's square ``(n + m) x (n + m)`` problem, solved in its equivalent
+``n x m`` form): substitutions cost their relabelling plus half the edit cost of the incident
+edge multisets, each edge described by direction, label and the label of its other end;
+deletions and insertions cost 1 plus half the degree. The edit path that this assignment
+induces is then costed exactly (nodes and edges). The result is the cost of a valid edit
+path, hence an upper bound on the true distance, never below it.
 """
 
 from __future__ import annotations
@@ -171,12 +180,15 @@ def edit_path_cost(graph1: ProgramGraph, graph2: ProgramGraph, mapping: np.ndarr
     hit[images] = True
     kept2 = tuple(e for e in graph2.edges if hit[e[0]] and hit[e[1]])
     cost += len(graph2.edges) - len(kept2)  # edges added with an inserted endpoint
+    relabel = _relabel(graph1, graph2)
+    if relabel == 2.0:  # relabelling = deletion + insertion: the symmetric difference
+        moved = Counter((int(mapping[a]), int(mapping[b]), label) for a, b, label in kept1.edges)
+        common = sum((moved & Counter(kept2)).values())
+        return cost + len(kept1.edges) + len(kept2) - 2 * common
     pairs1 = _pair_labels(kept1, mapping)
     pairs2 = _pair_labels(ProgramGraph(graph2.labels, kept2, graph2.exact_labels), None)
     for key in list(pairs1) + [k for k in pairs2 if k not in pairs1]:
-        cost += _multiset_edit(
-            pairs1.get(key, Counter()), pairs2.get(key, Counter()), _relabel(graph1, graph2)
-        )
+        cost += _multiset_edit(pairs1.get(key, Counter()), pairs2.get(key, Counter()), relabel)
     return cost
 
 

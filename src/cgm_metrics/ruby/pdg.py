@@ -1,8 +1,12 @@
-"""Statement-level program dependence graphs from tree-sitter, one generic builder.
+"""Program dependence graphs from tree-sitter, one generic builder for every language.
 
-A node is a statement (or a predicate clause such as ``elif``, ``except`` or ``case``),
-labelled with its node type and its own source tokens (nested statements excluded), e.g.
-``if_statement: if x > 0 :``. Edges are labelled:
+RUBY's graph level compares :func:`program_graph`, an expression-level PDG: its nodes are the
+operations and operands of the program (the syntax-tree nodes, minus syntax-only wrappers),
+its edges control dependences, operand-to-operation data dependences and def-use data
+dependences between variable occurrences. It rests on :func:`statement_graph`, the classical
+statement-level PDG, whose nodes are statements (or predicate clauses such as ``elif``,
+``except`` or ``case``), labelled with their node type and own tokens
+(``if_statement: if x > 0 :``), with labelled edges:
 
 * ``control``: from a statement to each statement nested directly in it (structural control
   dependence: exact for structured code; early exits such as ``break`` or ``return`` are not
@@ -14,8 +18,8 @@ labelled with its node type and its own source tokens (nested statements exclude
   function and class bodies see the enclosing definitions but do not leak theirs.
 
 Language differences are data (:data:`PDG_LANGUAGES`): which node types hold statements,
-which fields hold bodies, which are loops, branches and scopes, and which (parent, field)
-positions define or read a variable.
+which fields hold bodies, which are loops, branches and scopes, which (parent, field)
+positions define or read a variable, and which wrappers are no node of the fine graph.
 """
 
 from __future__ import annotations
@@ -256,7 +260,7 @@ def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str) -> st
 
 
 def _own_parts(
-    parsed: ParsedCode, spec: PdgSpec, statement: _Statement, nested: set[int]
+    parsed: ParsedCode, spec: PdgSpec, statement: _Statement, nested: set[int], texts: bool
 ) -> list[str]:
     """Leaf texts of a statement, nested statements excluded; sets the variables it defines
     and reads (``defs``, ``reads``) and the nodes where it does (``def_nodes``, ``read_nodes``).
@@ -267,7 +271,7 @@ def _own_parts(
     defs: dict[str, list[Node]] = {}
     reads: dict[str, list[Node]] = {}
     # (node, role, whether its leaves are tokens: not inside a string kept whole)
-    stack: list[tuple[Node, str, bool]] = [(statement.node, "use", True)]
+    stack: list[tuple[Node, str, bool]] = [(statement.node, "use", texts)]
     while stack:
         node, role, emit = stack.pop()
         if node.type in comments:
@@ -381,14 +385,15 @@ class _DataFlow:
 
 
 def _statements_with_flow(
-    parsed: ParsedCode, spec: PdgSpec, max_statements: int | None
+    parsed: ParsedCode, spec: PdgSpec, max_statements: int | None, texts: bool
 ) -> tuple[list[_Statement], _DataFlow, list[list[str]]] | None:
-    """Statements, their reaching-definition flow and own tokens; None past the limits."""
+    """Statements, their reaching-definition flow and own tokens (if ``texts``); None past
+    the limits."""
     statements = _find_statements(parsed, spec)
     if statements is None or (max_statements is not None and len(statements) > max_statements):
         return None
     nested = {s.node.id for s in statements}
-    tokens = [_own_parts(parsed, spec, statement, nested) for statement in statements]
+    tokens = [_own_parts(parsed, spec, statement, nested, texts) for statement in statements]
     flow = _DataFlow(spec, statements)
     flow.run_block([i for i, s in enumerate(statements) if s.parent < 0], {})
     return statements, flow, tokens
@@ -404,7 +409,7 @@ def statement_graph(parsed: ParsedCode, max_statements: int | None = None) -> Pr
     spec = PDG_LANGUAGES.get(parsed.language.name)
     if spec is None:
         return None
-    built = _statements_with_flow(parsed, spec, max_statements)
+    built = _statements_with_flow(parsed, spec, max_statements, True)
     if built is None:
         return None
     statements, flow, tokens = built
@@ -447,7 +452,7 @@ def program_graph(parsed: ParsedCode, max_nodes: int | None = None) -> ProgramGr
     spec = PDG_LANGUAGES.get(parsed.language.name)
     if spec is None:
         return None
-    built = _statements_with_flow(parsed, spec, None)
+    built = _statements_with_flow(parsed, spec, None, False)
     if built is None:
         return None
     statements, flow, _ = built

@@ -2,11 +2,13 @@
 
 For one prediction ``C`` and reference ``R``:
 
-* graph: GRS = 1 - GED(PDG_R, PDG_C) / (|V_R| + |E_R| + |V_C| + |E_C|), with statement-level
-  program dependence graphs (:mod:`.pdg`) and bipartite graph edit distance (:mod:`.ged`, an
-  upper bound on the exact distance);
-* tree: TRS = 1 - TED(T_R, T_C) / (|T_R| + |T_C|), exact unit-cost tree edit distance
-  (:mod:`.ted`) over the tree-sitter AST (:mod:`.syntax`);
+* graph: GRS = 1 - GED(PDG_R, PDG_C) / (|V_R| + |E_R| + |V_C| + |E_C|), with expression-level
+  program dependence graphs (:func:`.pdg.program_graph`: operations and operands as nodes;
+  control, operand and def-use data edges) and bipartite graph edit distance (:mod:`.ged`, an
+  upper bound on the exact distance), relabelling priced as a deletion plus an insertion;
+* tree: TRS = 1 - TED(T_R, T_C) / (|T_R| + |T_C|), exact tree edit distance (:mod:`.ted`)
+  over the tree-sitter AST (:mod:`.syntax`), relabelling priced as a deletion plus an
+  insertion;
 * string: STS = 1 - SED / max(len_R, len_C), token Levenshtein over the TranX code tokens;
   1.0 when both are empty.
 
@@ -103,12 +105,7 @@ class _Snippet:
     def graph(self) -> ProgramGraph | None:
         if self._graph is False:
             self._graph = None
-            if (
-                self.start == "graph"
-                and self.language.name in PDG_LANGUAGES
-                and self.parsable
-                and self.tree is not None
-            ):
+            if self.start == "graph" and self.language.name in PDG_LANGUAGES and self.parsable:
                 self._graph = program_graph(self._parsed, MAX_GRAPH_NODES)
         return self._graph  # type: ignore[return-value]
 
