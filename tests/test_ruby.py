@@ -805,6 +805,14 @@ def test_more_nodes_than_the_graph_limit_use_the_tree_level():
     assert result["sample_levels"] == ["tree"] and 0.99 < result["scores"][0] < 1.0
 
 
+def test_quadratic_def_use_edges_are_bounded():
+    # 20 conditional definitions of x all reach each of 20 uses: 400 def-use edges
+    code = "\n".join(["if c:\n    x = 1"] * 20 + ["y = x"] * 20)
+    graph = program_graph(parse(code, "python"))
+    assert sum(kind == "data" for _, _, kind in graph.edges) == 400
+    assert program_graph(parse(code, "python"), max_edges=len(graph.edges) - 1) is None
+
+
 def test_nesting_past_the_graph_limit_uses_the_tree_level():
     code = "if (a) {" * 120 + "x = 1;" + "}" * 120  # 120 nested statements, few AST nodes
     assert program_graph(parse(code, "javascript")) is None

@@ -20,6 +20,7 @@ from .ged import graph_edit_distance, graph_similarity
 from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph, statement_graph
 from .scoring import (
     LEVELS,
+    MAX_GRAPH_EDGES,
     MAX_GRAPH_NODES,
     MAX_TREE_CELLS,
     MAX_TREE_NODES,
@@ -94,6 +95,7 @@ def compute_ruby(
 __all__ = [
     "compute_ruby",
     "LEVELS",
+    "MAX_GRAPH_EDGES",
     "MAX_GRAPH_NODES",
     "MAX_TREE_CELLS",
     "MAX_TREE_NODES",

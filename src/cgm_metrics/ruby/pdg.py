@@ -425,7 +425,9 @@ def statement_graph(parsed: ParsedCode, max_statements: int | None = None) -> Pr
     return ProgramGraph(tuple(labels), tuple(edges), exact_labels=False)
 
 
-def program_graph(parsed: ParsedCode, max_nodes: int | None = None) -> ProgramGraph | None:
+def program_graph(
+    parsed: ParsedCode, max_nodes: int | None = None, max_edges: int | None = None
+) -> ProgramGraph | None:
     """The expression-level PDG of ``parsed`` that RUBY's graph level compares.
 
     Nodes are the operations and operands of the program: the nodes of the syntax tree
@@ -444,8 +446,9 @@ def program_graph(parsed: ParsedCode, max_nodes: int | None = None) -> ProgramGr
 
     Siblings are not ordered otherwise: statements that do not depend on each other can be
     reordered without changing the graph, as in any PDG. None when the language has no
-    table, statements nest deeper than ``MAX_DEPTH`` or there are more than ``max_nodes``
-    nodes.
+    table, statements nest deeper than ``MAX_DEPTH``, or there are more than ``max_nodes``
+    nodes or ``max_edges`` edges (def-use edges can grow quadratically: many conditional
+    definitions of a variable all reach each later use).
     """
     from .syntax import node_parts  # the tree level's labels (syntax imports ted only)
 
@@ -510,5 +513,9 @@ def program_graph(parsed: ParsedCode, max_nodes: int | None = None) -> ProgramGr
             reader = graph_node(use)
             if reader >= 0 and reader != origin:
                 edges.append((origin, reader, "data"))
+        if max_edges is not None and len(edges) > max_edges:
+            return None
     edges = sorted(dict.fromkeys(edges))
+    if max_edges is not None and len(edges) > max_edges:
+        return None
     return ProgramGraph(tuple(labels), tuple(edges))

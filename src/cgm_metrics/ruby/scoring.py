@@ -35,6 +35,7 @@ LEVELS = ("graph", "tree", "string")
 
 # Size limits: above them an item falls back to the next level (reported in its level).
 MAX_GRAPH_NODES = 1500  # program-graph nodes per snippet for the graph level
+MAX_GRAPH_EDGES = 4 * MAX_GRAPH_NODES  # and edges (typical code has 1-2 per node)
 MAX_TREE_NODES = 3000  # AST nodes per snippet for the tree level
 MAX_TREE_CELLS = 40_000_000  # work of one tree edit distance (product of decomposition cells)
 
@@ -106,7 +107,7 @@ class _Snippet:
         if self._graph is False:
             self._graph = None
             if self.start == "graph" and self.language.name in PDG_LANGUAGES and self.parsable:
-                self._graph = program_graph(self._parsed, MAX_GRAPH_NODES)
+                self._graph = program_graph(self._parsed, MAX_GRAPH_NODES, MAX_GRAPH_EDGES)
         return self._graph  # type: ignore[return-value]
 
 
