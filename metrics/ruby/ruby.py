@@ -59,10 +59,10 @@ Examples:
     ...     references=[["def f(x):\\n    return x + 1"], ["print('hi')", "print('hello')"]],
     ...     return_per_sample=True)
     >>> [round(s, 3) for s in result["scores"]], result["sample_levels"]
-    ([0.948, 0.833], ['graph', 'string'])
+    ([0.875, 0.833], ['graph', 'string'])
     >>> round(ruby.compute(predictions=["x = a - b"], references=["x = a + b"],
     ...                    level="tree")["ruby"], 3)
-    0.929
+    0.857
 """
 
 
