@@ -16,14 +16,15 @@ import numpy as np
 import pytest
 from apted import APTED
 from apted.helpers import Tree as AptedTree
-from conftest import shared_data, stdlib_pairs
+from conftest import ROOT, shared_data, stdlib_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 import cgm_metrics
 from cgm_metrics.core import parse
 from cgm_metrics.ruby import (
-    MAX_GRAPH_STATEMENTS,
+    MAX_GRAPH_NODES,
     MAX_TREE_NODES,
     ProgramGraph,
     RubyMetric,
@@ -33,6 +34,7 @@ from cgm_metrics.ruby import (
     program_graph,
     ruby,
     ruby_items,
+    statement_graph,
     syntax_tree,
     tree_edit_distance,
 )
@@ -103,6 +105,61 @@ def test_hearthstone_whole_set_scores_and_levels():
             assert score == 1.0
 
 
+def test_hearthstone_agreement_with_programmers_at_least_the_published_ruby():
+    """Pearson and Kendall with the human (M-MSR) grades: ours against the published RUBY
+    values stored in the data, and the order of the two systems by mean score."""
+    rows = _hearthstone_rows()
+    grades = [row["grade"] for row in rows]
+    published = [row["scores"]["ruby"] for row in rows]
+    ours = compute_ruby(
+        [row["prediction"] for row in rows],
+        [row["references"] for row in rows],
+        return_per_sample=True,
+    )["scores"]
+    assert stats.pearsonr(ours, grades)[0] >= stats.pearsonr(published, grades)[0]
+    assert stats.kendalltau(ours, grades)[0] >= stats.kendalltau(published, grades)[0]
+
+    def by_system(values):
+        return {
+            system: np.mean([v for v, r in zip(values, rows, strict=True) if r["system"] == system])
+            for system in ("gcnn", "nl2code")
+        }
+
+    human, scores = by_system(grades), by_system(ours)
+    assert (human["nl2code"] > human["gcnn"]) == (scores["nl2code"] > scores["gcnn"])
+
+
+def _one_liner_rows():
+    path = ROOT / "tests" / "data" / "ruby_oneliners" / "graded.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("level", [None, "tree"])
+def test_one_liners_ordered_as_their_grades(level):
+    """Hand-graded one-liners (grades from the grade definitions, given before scoring): each
+    system's mean RUBY orders the systems as their mean grades do, the <unk>-laden system below
+    the near misses and above unrelated code, and item scores rise with the grades."""
+    items = _one_liner_rows()
+    systems = list(items[0]["outputs"])
+    means, grades_of = {}, {}
+    all_scores, all_grades = [], []
+    for system in systems:
+        result = compute_ruby(
+            [item["outputs"][system][0] for item in items],
+            [item["references"] for item in items],
+            level=level,
+            return_per_sample=True,
+        )
+        grades = [item["outputs"][system][1] for item in items]
+        means[system], grades_of[system] = result["ruby"], float(np.mean(grades))
+        all_scores += result["scores"]
+        all_grades += grades
+    by_grade = sorted(systems, key=grades_of.get, reverse=True)
+    assert by_grade == ["exact", "near", "partial", "unk", "unrelated"]
+    assert sorted(systems, key=means.get, reverse=True) == by_grade
+    assert stats.kendalltau(all_scores, all_grades)[0] > 0.5
+
+
 # --- tree edit distance against apted and zss -------------------------------------------------
 
 
@@ -139,11 +196,31 @@ def _bracket(tree, node=0) -> str:
     return "{" + labels[node] + "".join(_bracket(tree, c) for c in children[node]) + "}"
 
 
+def _zss_distance(a, b, relabel: int) -> float:
+    """zss's Zhang-Shasha with unit insertions and deletions and the given relabelling cost."""
+    return zss.distance(
+        a,
+        b,
+        zss.Node.get_children,
+        insert_cost=lambda node: 1,
+        remove_cost=lambda node: 1,
+        update_cost=lambda x, y: 0 if x.label == y.label else relabel,
+    )
+
+
 @settings(max_examples=300, deadline=None)
 @given(random_trees(), random_trees())
 def test_ted_equals_zss(tree1, tree2):
     expected = zss.simple_distance(_zss(tree1), _zss(tree2))
     assert tree_edit_distance(_ours(tree1), _ours(tree2)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_trees(), random_trees())
+def test_ted_with_relabelling_at_two_equals_zss(tree1, tree2):
+    """TRS's distance: a relabelling costs a deletion plus an insertion."""
+    expected = _zss_distance(_zss(tree1), _zss(tree2), 2)
+    assert tree_edit_distance(_ours(tree1), _ours(tree2), relabel=2) == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -194,8 +271,10 @@ def test_python_kernel_equals_compiled_kernel(tree1, tree2):
         second.leftmost,
         second.keyroots,
     )
-    expected = zss.simple_distance(_zss(tree1), _zss(tree2))
-    assert ted._zhang_shasha(*arguments) == expected == ted._kernel()(*arguments)
+    for relabel in (1, 2):
+        expected = _zss_distance(_zss(tree1), _zss(tree2), relabel)
+        assert ted._zhang_shasha(*arguments, relabel) == expected
+        assert ted._kernel()(*arguments, relabel) == expected
 
 
 def _preorder_of(tree) -> list[int]:
@@ -244,7 +323,10 @@ def test_tree_level_sees_structure(code1, code2):
     a, b = syntax_tree(parse(code1, "python")), syntax_tree(parse(code2, "python"))
     # the same number from zss on the same trees
     assert tree_edit_distance(a, b) == zss.simple_distance(_tree_to_zss(a), _tree_to_zss(b))
-    assert score == pytest.approx(1 - tree_edit_distance(a, b) / (len(a) + len(b)))
+    # TRS prices a relabelling as a deletion plus an insertion: zss with that update cost
+    relabelled = _zss_distance(_tree_to_zss(a), _tree_to_zss(b), 2)
+    assert tree_edit_distance(a, b, relabel=2) == relabelled
+    assert score == pytest.approx(1 - relabelled / (len(a) + len(b)))
 
 
 def _tree_to_zss(tree: Tree):
@@ -275,7 +357,7 @@ def test_ted_right_comb_uses_the_cheaper_orientation():
 
 
 def _edges(code: str, lang: str):
-    graph = program_graph(parse(code, lang))
+    graph = statement_graph(parse(code, lang))
     assert graph is not None
     names = [label.split(": ", 1)[1] for label in graph.labels]
     control = {(names[s], names[t]) for s, t, kind in graph.edges if kind == "control"}
@@ -445,6 +527,67 @@ def test_pdg_javascript():
     }
 
 
+def test_program_graph_of_straight_line_code():
+    """Expression-level PDG: operands feed operations, definitions feed their uses."""
+    graph = program_graph(parse("x = 1\ny = x + 1\nprint(y)\n", "python"))
+    assert graph.labels == (
+        "assignment =", "identifier:x", "integer:1",
+        "assignment =", "identifier:y", "binary_operator +", "identifier:x", "integer:1",
+        "call", "identifier:print", "argument_list", "identifier:y",
+    )  # fmt: skip
+    assert set(graph.edges) == {
+        (0, 1, "data:left"),  # x receives the assigned value
+        (2, 0, "data:right"),
+        (3, 4, "data:left"),
+        (5, 3, "data:right"),
+        (6, 5, "data:left"),
+        (7, 5, "data:right"),
+        (9, 8, "data:function"),
+        (10, 8, "data:arguments"),
+        (11, 10, "data:0"),
+        (1, 6, "data"),  # def-use: x
+        (4, 11, "data"),  # def-use: y
+    }
+
+
+def test_program_graph_control_and_loop_carried_dependences():
+    code = "def f(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n"
+    graph = program_graph(parse(code, "python"))
+    names = graph.labels
+    assert names[0] == "function_definition def" and "for_statement for in" in names
+    index = {label: k for k, label in reversed(list(enumerate(names)))}
+    control = {(names[a], names[b]) for a, b, kind in graph.edges if kind == "control"}
+    assert control == {
+        ("function_definition def", "assignment ="),
+        ("function_definition def", "for_statement for in"),
+        ("function_definition def", "return_statement return"),
+        ("for_statement for in", "augmented_assignment +="),
+    }
+    uses = [(a, b) for a, b, kind in graph.edges if kind == "data"]
+    s_def = index["identifier:s"]  # s = 0
+    targets = [b for a, b in uses if a == s_def]
+    assert len(targets) == 2  # s += x (first iteration) and return s (zero iterations)
+    # every def-use edge joins two occurrences of the same variable
+    assert all(names[a] == names[b] for a, b in uses)
+
+
+def test_program_graph_sees_dependences_not_layout():
+    independent = ("a = f(1)\nb = g(2)\n", "b = g(2)\na = f(1)\n")
+    assert ruby(*independent) == (1.0, "graph")  # no dependence between them: same PDG
+    assert ruby(*independent, level="tree")[0] < 1.0  # the tree keeps the order
+    dependent = ("a = f(1)\nb = g(a)\n", "b = g(a)\na = f(1)\n")
+    assert ruby(*dependent)[0] < 1.0  # the use no longer sees the definition
+    assert ruby("y = a - b", "y = b - a")[0] < 1.0  # operands keep their roles
+    for lang, code in (
+        ("java", "class A { int f(int n) { return n + 1; } }"),
+        ("javascript", "const y = x + 1;"),
+        ("python", "y = x + 1"),
+    ):
+        graph = program_graph(parse(code, lang))
+        assert len(graph.labels) >= 4 and len(graph.edges) >= 3  # a one-liner is a graph
+        assert ruby(code, code, lang=lang) == (1.0, "graph")
+
+
 def test_pdg_languages_without_a_table_start_at_the_tree_level():
     assert program_graph(parse("fn main() { let x = 1; }", "rust")) is None
     assert ruby("fn main() { let x = 1; }", "fn main() { let x = 2; }", lang="rust")[1] == "tree"
@@ -469,15 +612,26 @@ def _networkx_exact(g1: ProgramGraph, g2: ProgramGraph) -> float:
                 result.add_edge(source, target, labels=(label,))
         return result
 
+    # program graphs (exact labels) price a relabelling as a deletion plus an insertion (2),
+    # statement graphs at most 1 (token distance). networkx never takes a substitution that
+    # costs as much as a deletion plus an insertion (it then deletes and inserts the edges
+    # too), so it runs with 2 - 1e-6: a little cheaper, so its exact value can only be lower.
+    exact = g1.exact_labels and g2.exact_labels
+    relabel = 2.0 - 1e-6 if exact else 1.0
+
     def edge_subst(a, b):
         x, y = list(a["labels"]), list(b["labels"])
         common = sum(min(x.count(v), y.count(v)) for v in set(x))
-        return max(len(x), len(y)) - common
+        only_x, only_y = len(x) - common, len(y) - common
+        return relabel * min(only_x, only_y) + abs(only_x - only_y)
+
+    def node_subst(a, b):
+        return relabel * float(relabel_costs((a["label"],), (b["label"],), exact)[0, 0])
 
     return nx.graph_edit_distance(
         as_nx(g1),
         as_nx(g2),
-        node_subst_cost=lambda a, b: float(relabel_costs((a["label"],), (b["label"],))[0, 0]),
+        node_subst_cost=node_subst,
         node_del_cost=lambda a: 1.0,
         node_ins_cost=lambda a: 1.0,
         edge_subst_cost=edge_subst,
@@ -498,9 +652,9 @@ SMALL_PROGRAMS = [
 
 @pytest.mark.parametrize("first", range(len(SMALL_PROGRAMS)))
 def test_bipartite_ged_is_an_upper_bound(first):
-    g1 = program_graph(parse(SMALL_PROGRAMS[first], "python"))
+    g1 = statement_graph(parse(SMALL_PROGRAMS[first], "python"))
     for second in SMALL_PROGRAMS:
-        g2 = program_graph(parse(second, "python"))
+        g2 = statement_graph(parse(second, "python"))
         exact = _networkx_exact(g1, g2)
         ours = graph_edit_distance(g1, g2)
         assert ours >= exact - 1e-9
@@ -509,13 +663,25 @@ def test_bipartite_ged_is_an_upper_bound(first):
 
 
 def test_bipartite_ged_exact_on_renamed_and_changed_programs():
-    g1 = program_graph(parse(SMALL_PROGRAMS[0], "python"))
-    g2 = program_graph(parse(SMALL_PROGRAMS[1], "python"))
+    g1 = statement_graph(parse(SMALL_PROGRAMS[0], "python"))
+    g2 = statement_graph(parse(SMALL_PROGRAMS[1], "python"))
     assert graph_edit_distance(g1, g2) == pytest.approx(_networkx_exact(g1, g2))
 
 
+ONE_LINERS = ["x = a + b", "x = a - b", "y = a + b", "print(x)", "x = 1", "f(a, b)", "f(b, a)"]
+
+
+@pytest.mark.parametrize("first", range(len(ONE_LINERS)))
+def test_bipartite_ged_is_an_upper_bound_on_program_graphs(first):
+    g1 = program_graph(parse(ONE_LINERS[first], "python"))
+    for second in ONE_LINERS:
+        g2 = program_graph(parse(second, "python"))
+        assert graph_edit_distance(g1, g2) >= _networkx_exact(g1, g2) - 1e-5
+    assert graph_edit_distance(g1, g1) == 0
+
+
 @st.composite
-def small_graphs(draw):
+def small_graphs(draw, exact_labels=False):
     n = draw(st.integers(0, 4))
     labels = tuple(
         draw(st.sampled_from(["a: x = 1", "a: x = 2", "b: y", "b: y z"])) for _ in range(n)
@@ -528,13 +694,23 @@ def small_graphs(draw):
                 draw(st.integers(0, n - 1)),
                 draw(st.sampled_from(["control", "data"])),
             )
-            edges.add(edge)
-    return ProgramGraph(labels, tuple(sorted(edges)))
+            if not (exact_labels and edge[0] == edge[1]):  # program graphs have no loops
+                edges.add(edge)
+    return ProgramGraph(labels, tuple(sorted(edges)), exact_labels)
 
 
 @settings(max_examples=60, deadline=None)
 @given(small_graphs(), small_graphs())
 def test_bipartite_ged_bounds_on_random_graphs(g1, g2):
+    ours = graph_edit_distance(g1, g2)
+    assert _networkx_exact(g1, g2) - 1e-9 <= ours <= g1.size + g2.size
+    assert graph_edit_distance(g1, g1) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_graphs(exact_labels=True), small_graphs(exact_labels=True))
+def test_bipartite_ged_bounds_on_random_program_graphs(g1, g2):
+    """Relabelling at 2 (deletion plus insertion): still an upper bound, at most the sizes."""
     ours = graph_edit_distance(g1, g2)
     assert _networkx_exact(g1, g2) - 1e-9 <= ours <= g1.size + g2.size
     assert graph_edit_distance(g1, g1) == 0
@@ -616,17 +792,25 @@ def test_deep_nesting_falls_back_without_recursion_error():
 def test_nested_loops_cost_linear_time():
     # running each loop body twice would visit the innermost statement 2**90 times
     code = "for (;;) {" * 90 + "x = x + 1;" + "}" * 90
-    graph = program_graph(parse(code, "javascript"))
+    graph = statement_graph(parse(code, "javascript"))
     assert len(graph.labels) == 91
     assert [e for e in graph.edges if e[2] == "data"] == [(90, 90, "data")]
     assert ruby(code, code, lang="javascript") == (1.0, "graph")
 
 
-def test_more_statements_than_the_graph_limit_use_the_tree_level():
-    code = "\n".join(f"x{i} = {i}" for i in range(MAX_GRAPH_STATEMENTS + 50))
-    assert program_graph(parse(code, "python"), MAX_GRAPH_STATEMENTS) is None
+def test_more_nodes_than_the_graph_limit_use_the_tree_level():
+    code = "\n".join(f"x{i} = {i}" for i in range(MAX_GRAPH_NODES // 3 + 50))  # 3 nodes each
+    assert program_graph(parse(code, "python"), MAX_GRAPH_NODES) is None
     result = compute_ruby([code], [code.replace("x1 ", "y1 ")], return_per_sample=True)
     assert result["sample_levels"] == ["tree"] and 0.99 < result["scores"][0] < 1.0
+
+
+def test_quadratic_def_use_edges_are_bounded():
+    # 20 conditional definitions of x all reach each of 20 uses: 400 def-use edges
+    code = "\n".join(["if c:\n    x = 1"] * 20 + ["y = x"] * 20)
+    graph = program_graph(parse(code, "python"))
+    assert sum(kind == "data" for _, _, kind in graph.edges) == 400
+    assert program_graph(parse(code, "python"), max_edges=len(graph.edges) - 1) is None
 
 
 def test_nesting_past_the_graph_limit_uses_the_tree_level():

@@ -26,10 +26,11 @@ _CITATION = """\
 
 _DESCRIPTION = """\
 RUBY scores a candidate against a reference at the first level both snippets support:
-graph (GRS, statement-level program dependence graphs with control and def-use data edges,
-for Python, Java and JavaScript; bipartite graph edit distance, an upper bound on the exact
-one), tree (TRS, exact tree edit distance over the tree-sitter AST) or string (STS, token
-Levenshtein over the TranX code tokens). Levels are never mixed; code that does not parse,
+graph (GRS, expression-level program dependence graphs: operations and operands as nodes,
+control, operand and def-use data edges, for Python, Java and JavaScript; bipartite graph edit
+distance, an upper bound on the exact one), tree (TRS, exact tree edit distance over the
+tree-sitter AST) or string (STS, token Levenshtein over the TranX code tokens). At the graph
+and tree levels a relabelling costs a deletion plus an insertion, so both span 0 to 1. Levels are never mixed; code that does not parse,
 or is above a size limit, falls back to the next level and each item reports its level.
 With several references an item takes its best reference. The score is the mean over items.
 """
@@ -58,10 +59,10 @@ Examples:
     ...     references=[["def f(x):\\n    return x + 1"], ["print('hi')", "print('hello')"]],
     ...     return_per_sample=True)
     >>> [round(s, 3) for s in result["scores"]], result["sample_levels"]
-    ([0.948, 0.833], ['graph', 'string'])
+    ([0.875, 0.833], ['graph', 'string'])
     >>> round(ruby.compute(predictions=["x = a - b"], references=["x = a + b"],
     ...                    level="tree")["ruby"], 3)
-    0.929
+    0.857
 """
 
 

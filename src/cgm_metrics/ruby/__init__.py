@@ -17,10 +17,11 @@ from ..core.inputs import check_inputs
 from ..core.languages import resolve_language
 from ..metric import MeanOfItems
 from .ged import graph_edit_distance, graph_similarity
-from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph
+from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph, statement_graph
 from .scoring import (
     LEVELS,
-    MAX_GRAPH_STATEMENTS,
+    MAX_GRAPH_EDGES,
+    MAX_GRAPH_NODES,
     MAX_TREE_CELLS,
     MAX_TREE_NODES,
     check_level,
@@ -94,7 +95,8 @@ def compute_ruby(
 __all__ = [
     "compute_ruby",
     "LEVELS",
-    "MAX_GRAPH_STATEMENTS",
+    "MAX_GRAPH_EDGES",
+    "MAX_GRAPH_NODES",
     "MAX_TREE_CELLS",
     "MAX_TREE_NODES",
     "PDG_LANGUAGES",
@@ -104,6 +106,7 @@ __all__ = [
     "graph_edit_distance",
     "graph_similarity",
     "program_graph",
+    "statement_graph",
     "ruby",
     "ruby_items",
     "string_similarity",

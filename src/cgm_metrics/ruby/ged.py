@@ -1,14 +1,23 @@
 """Bipartite graph edit distance (Riesen and Bunke, 2009): deterministic, polynomial, an upper bound.
 
-Costs: inserting or deleting a node or an edge costs 1; relabelling an edge costs 1;
-relabelling a node costs 1 when the statement kinds differ and otherwise the normalised token
-Levenshtein distance of the two statements (0 for the same tokens, at most 1), so a statement
-with one changed token is not priced like an unrelated one. Exact graph edit distance is NP-hard, so the node assignment is found with one
-linear sum assignment over the square ``(n + m) x (n + m)`` matrix of Riesen and Bunke:
-substitutions (label cost plus half the cost of matching the incident edge multisets, each
-edge being shared by two nodes), deletions and insertions on diagonals. The edit path that
-this assignment induces is then costed exactly (nodes and edges). The result is the cost of
-a valid edit path, hence an upper bound on the true distance, never below it.
+Costs. Inserting or deleting a node or an edge costs 1. In program graphs (exact labels, the
+graph level of RUBY) relabelling a node or an edge costs 2, a deletion plus an insertion:
+then the distance of two graphs with no node or edge label in common is the sum of their
+sizes, the normaliser of GRS, so GRS spans 0 to 1 as the definition's normaliser implies.
+With unit relabelling, the sum of sizes is never reached: two graphs of the same shape
+with no node label in common would still score about 0.75 (every node relabelled at 1, every
+edge kept), at 2 they score about 0.5 (the shared shape counts, the relabelled nodes do not);
+two one-line programs always share most of their shape. Statement graphs
+(labels ``kind: tokens``) relabel at 1 across statement kinds and otherwise at the
+normalised token Levenshtein distance of the two statements.
+
+Exact graph edit distance is NP-hard, so the node assignment is found with one linear sum
+assignment (Riesen and Bunke's square ``(n + m) x (n + m)`` problem, solved in its equivalent
+``n x m`` form): substitutions cost their relabelling plus half the edit cost of the incident
+edge multisets, each edge described by direction, label and the label of its other end;
+deletions and insertions cost 1 plus half the degree. The edit path that this assignment
+induces is then costed exactly (nodes and edges). The result is the cost of a valid edit
+path, hence an upper bound on the true distance, never below it.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from collections import Counter
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
+from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 
 from .pdg import ProgramGraph
@@ -25,19 +35,44 @@ from .pdg import ProgramGraph
 _FORBIDDEN = 1e9  # finite: scipy rejects a matrix whose only assignments are infinite
 
 
-def _incident(graph: ProgramGraph) -> tuple[np.ndarray, list[tuple[str, str]]]:
-    """Per node, counts of its edges by (direction, label): the local edge multiset."""
-    labels = sorted({edge[2] for edge in graph.edges})
-    keys = [(d, label) for label in labels for d in ("in", "out", "self")]
-    columns = {key: k for k, key in enumerate(keys)}
-    counts = np.zeros((len(graph.labels), len(keys)), dtype=np.float64)
+def _local_structure(graph: ProgramGraph, codes: dict) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """Per node, its incident edges as (direction, edge label, label of the other end), one
+    column per count level (a node with two equal edges has a column for the 1st and one for
+    the 2nd), so the inner product of two rows is the size of their multiset intersection.
+    Also the degrees (edges counted at both ends, a self-loop once). ``codes`` numbers the
+    columns and is shared by the two graphs compared."""
+    seen: dict[tuple[int, tuple[str, str, str]], int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    labels = graph.labels
+    degree = np.zeros(len(labels), dtype=np.float64)
     for source, target, label in graph.edges:
         if source == target:
-            counts[source, columns[("self", label)]] += 1
+            ends = [(source, ("self", label, ""))]
         else:
-            counts[source, columns[("out", label)]] += 1
-            counts[target, columns[("in", label)]] += 1
-    return counts, keys
+            ends = [
+                (source, ("out", label, labels[target])),
+                (target, ("in", label, labels[source])),
+            ]
+        for node, key in ends:
+            level = seen.get((node, key), 0)
+            seen[(node, key)] = level + 1
+            rows.append(node)
+            cols.append(codes.setdefault((key, level), len(codes)))
+            degree[node] += 1
+    matrix = sparse.csr_matrix(
+        (np.ones(len(rows)), (rows, cols)), shape=(len(labels), max(len(codes), 1))
+    )
+    return matrix, degree
+
+
+RELABEL = 2.0  # relabelling cost of nodes and edges in program graphs (exact labels)
+
+
+def _relabel(graph1: ProgramGraph, graph2: ProgramGraph) -> float:
+    """Program graphs (exact labels) price a relabelling as a deletion plus an insertion, so
+    their distance ranges up to the sum of the sizes; statement graphs price it at most 1."""
+    return RELABEL if graph1.exact_labels and graph2.exact_labels else 1.0
 
 
 def _kind_and_tokens(label: str) -> tuple[str, list[str]]:
@@ -45,11 +80,18 @@ def _kind_and_tokens(label: str) -> tuple[str, list[str]]:
     return kind, text.split()
 
 
-def relabel_costs(labels1: tuple[str, ...], labels2: tuple[str, ...]) -> np.ndarray:
-    """Node relabelling costs: 1 across statement kinds, else normalised token distance."""
+def relabel_costs(
+    labels1: tuple[str, ...], labels2: tuple[str, ...], exact: bool = False
+) -> np.ndarray:
+    """Node relabelling costs. ``exact``: 0 for equal labels, else 1. Otherwise the labels are
+    ``kind: tokens`` (statement graphs): 1 across kinds, else normalised token distance."""
+    codes: dict[str, int] = {}
+    if exact:
+        first = np.array([codes.setdefault(x, len(codes)) for x in labels1], dtype=np.int64)
+        second = np.array([codes.setdefault(x, len(codes)) for x in labels2], dtype=np.int64)
+        return (first[:, None] != second[None, :]).astype(np.float64)
     parts1 = [_kind_and_tokens(label) for label in labels1]
     parts2 = [_kind_and_tokens(label) for label in labels2]
-    codes: dict[str, int] = {}
     kinds1 = np.array([codes.setdefault(k, len(codes)) for k, _ in parts1], dtype=np.int64)
     kinds2 = np.array([codes.setdefault(k, len(codes)) for k, _ in parts2], dtype=np.int64)
     distance = cdist(
@@ -62,10 +104,12 @@ def relabel_costs(labels1: tuple[str, ...], labels2: tuple[str, ...]) -> np.ndar
     return np.where(kinds1[:, None] != kinds2[None, :], 1.0, distance)
 
 
-def _multiset_edit(a: Counter, b: Counter) -> int:
-    """Unit-cost edit distance between two multisets of labels."""
+def _multiset_edit(a: Counter, b: Counter, relabel: float = 1.0) -> float:
+    """Edit distance between two multisets of labels: insertions and deletions cost 1,
+    relabelling ``relabel`` (at most 2, a deletion plus an insertion)."""
     common = sum((a & b).values())
-    return max(sum(a.values()), sum(b.values())) - common
+    size_a, size_b = sum(a.values()) - common, sum(b.values()) - common
+    return relabel * min(size_a, size_b) + abs(size_a - size_b)
 
 
 def _pair_labels(graph: ProgramGraph, mapping: np.ndarray | None) -> dict:
@@ -78,31 +122,36 @@ def _pair_labels(graph: ProgramGraph, mapping: np.ndarray | None) -> dict:
 
 
 def node_assignment(graph1: ProgramGraph, graph2: ProgramGraph) -> np.ndarray:
-    """For each node of ``graph1``, its image in ``graph2`` or -1 (deleted)."""
+    """For each node of ``graph1``, its image in ``graph2`` or -1 (deleted).
+
+    Riesen and Bunke's assignment: substituting ``u`` by ``v`` is estimated as their relabel
+    cost plus half the edit cost of their incident edge multisets (each edge has two ends),
+    here with each edge described by its direction, its label and the label of its other end;
+    deleting (inserting) a node as 1 plus half its degree. The square ``(n + m)`` matrix of
+    Riesen and Bunke is solved as the equivalent ``n x m`` problem on the saving of each
+    substitution over a deletion plus an insertion (a pair that saves nothing is left
+    unmatched), which needs a quarter of the memory.
+    """
     n, m = len(graph1.labels), len(graph2.labels)
-    counts1, keys1 = _incident(graph1)
-    counts2, keys2 = _incident(graph2)
-    keys = list(dict.fromkeys(keys1 + keys2))  # one column per (direction, label) in both
-    local1 = np.zeros((n, len(keys)))
-    local2 = np.zeros((m, len(keys)))
-    local1[:, [keys.index(k) for k in keys1]] = counts1
-    local2[:, [keys.index(k) for k in keys2]] = counts2
-    degree1, degree2 = local1.sum(axis=1), local2.sum(axis=1)
-    substitution = relabel_costs(graph1.labels, graph2.labels)
-    # unit-cost edit of two edge multisets: max(|a|, |b|) - |a & b|, halved (edges are shared)
-    common = np.minimum(local1[:, None, :], local2[None, :, :]).sum(axis=2)
-    substitution += 0.5 * (np.maximum(degree1[:, None], degree2[None, :]) - common)
-    cost = np.zeros((n + m, n + m), dtype=np.float64)
-    cost[:n, :m] = substitution
-    cost[:n, m:] = _FORBIDDEN
-    cost[np.arange(n), m + np.arange(n)] = 1.0 + 0.5 * degree1
-    cost[n:, :m] = _FORBIDDEN
-    cost[n + np.arange(m), np.arange(m)] = 1.0 + 0.5 * degree2
-    rows, cols = linear_sum_assignment(cost)
+    exact = graph1.exact_labels and graph2.exact_labels
+    relabel = _relabel(graph1, graph2)
+    substitution = relabel * relabel_costs(graph1.labels, graph2.labels, exact)
+    codes: dict = {}
+    local1, degree1 = _local_structure(graph1, codes)
+    local2, degree2 = _local_structure(graph2, codes)
+    width = max(len(codes), 1)
+    local1.resize((n, width))
+    local2.resize((m, width))
+    common = (local1 @ local2.T).toarray()
+    # edit of the two incident edge multisets (relabelling an edge costs ``relabel``), halved
+    only1 = degree1[:, None] - common
+    only2 = degree2[None, :] - common
+    substitution += 0.5 * (relabel * np.minimum(only1, only2) + np.abs(only1 - only2))
+    saving = substitution - (1.0 + 0.5 * degree1)[:, None] - (1.0 + 0.5 * degree2)[None, :]
+    rows, cols = linear_sum_assignment(np.minimum(saving, 0.0))
     mapping = np.full(n, -1, dtype=np.int64)
-    for row, col in zip(rows, cols, strict=True):
-        if row < n and col < m:
-            mapping[row] = col
+    keep = saving[rows, cols] < 0
+    mapping[rows[keep]] = cols[keep]
     return mapping
 
 
@@ -114,23 +163,32 @@ def edit_path_cost(graph1: ProgramGraph, graph2: ProgramGraph, mapping: np.ndarr
     cost = float(np.sum(~mapped) + (m - len(images)))  # deleted and inserted nodes
     kept = np.flatnonzero(mapped)
     if len(kept):
-        relabel = relabel_costs(
-            tuple(graph1.labels[u] for u in kept), tuple(graph2.labels[mapping[u]] for u in kept)
-        )
-        cost += float(np.trace(relabel))
+        exact = graph1.exact_labels and graph2.exact_labels
+        first = tuple(graph1.labels[u] for u in kept)
+        second = tuple(graph2.labels[mapping[u]] for u in kept)
+        if exact:
+            cost += RELABEL * float(sum(a != b for a, b in zip(first, second, strict=True)))
+        else:
+            cost += float(np.trace(relabel_costs(first, second)))
     kept1 = ProgramGraph(
         graph1.labels,
         tuple(e for e in graph1.edges if mapping[e[0]] >= 0 and mapping[e[1]] >= 0),
+        graph1.exact_labels,
     )
     cost += len(graph1.edges) - len(kept1.edges)  # edges lost with a deleted endpoint
     hit = np.zeros(m, dtype=bool)
     hit[images] = True
     kept2 = tuple(e for e in graph2.edges if hit[e[0]] and hit[e[1]])
     cost += len(graph2.edges) - len(kept2)  # edges added with an inserted endpoint
+    relabel = _relabel(graph1, graph2)
+    if relabel == 2.0:  # relabelling = deletion + insertion: the symmetric difference
+        moved = Counter((int(mapping[a]), int(mapping[b]), label) for a, b, label in kept1.edges)
+        common = sum((moved & Counter(kept2)).values())
+        return cost + len(kept1.edges) + len(kept2) - 2 * common
     pairs1 = _pair_labels(kept1, mapping)
-    pairs2 = _pair_labels(ProgramGraph(graph2.labels, kept2), None)
+    pairs2 = _pair_labels(ProgramGraph(graph2.labels, kept2, graph2.exact_labels), None)
     for key in list(pairs1) + [k for k in pairs2 if k not in pairs1]:
-        cost += _multiset_edit(pairs1.get(key, Counter()), pairs2.get(key, Counter()))
+        cost += _multiset_edit(pairs1.get(key, Counter()), pairs2.get(key, Counter()), relabel)
     return cost
 
 
@@ -138,8 +196,8 @@ def graph_edit_distance(graph1: ProgramGraph, graph2: ProgramGraph) -> float:
     """Bipartite (Riesen-Bunke) GED: an upper bound on the exact edit distance.
 
     >>> from cgm_metrics.ruby.pdg import ProgramGraph
-    >>> a = ProgramGraph(("assignment: x = 1", "call: print ( x )"), ((0, 1, "data"),))
-    >>> b = ProgramGraph(("assignment: x = 2", "call: print ( x )"), ((0, 1, "data"),))
+    >>> a = ProgramGraph(("assignment: x = 1", "call: print ( x )"), ((0, 1, "data"),), False)
+    >>> b = ProgramGraph(("assignment: x = 2", "call: print ( x )"), ((0, 1, "data"),), False)
     >>> round(graph_edit_distance(a, b), 4)
     0.3333
     """

@@ -1,8 +1,12 @@
-"""Statement-level program dependence graphs from tree-sitter, one generic builder.
+"""Program dependence graphs from tree-sitter, one generic builder for every language.
 
-A node is a statement (or a predicate clause such as ``elif``, ``except`` or ``case``),
-labelled with its node type and its own source tokens (nested statements excluded), e.g.
-``if_statement: if x > 0 :``. Edges are labelled:
+RUBY's graph level compares :func:`program_graph`, an expression-level PDG: its nodes are the
+operations and operands of the program (the syntax-tree nodes, minus syntax-only wrappers),
+its edges control dependences, operand-to-operation data dependences and def-use data
+dependences between variable occurrences. It rests on :func:`statement_graph`, the classical
+statement-level PDG, whose nodes are statements (or predicate clauses such as ``elif``,
+``except`` or ``case``), labelled with their node type and own tokens
+(``if_statement: if x > 0 :``), with labelled edges:
 
 * ``control``: from a statement to each statement nested directly in it (structural control
   dependence: exact for structured code; early exits such as ``break`` or ``return`` are not
@@ -14,13 +18,13 @@ labelled with its node type and its own source tokens (nested statements exclude
   function and class bodies see the enclosing definitions but do not leak theirs.
 
 Language differences are data (:data:`PDG_LANGUAGES`): which node types hold statements,
-which fields hold bodies, which are loops, branches and scopes, and which (parent, field)
-positions define or read a variable.
+which fields hold bodies, which are loops, branches and scopes, which (parent, field)
+positions define or read a variable, and which wrappers are no node of the fine graph.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -47,6 +51,7 @@ class PdgSpec:
     ignores: frozenset[tuple[str, str]]  # positions that are neither (attribute names)
     patterns: frozenset[str]  # node types a definition passes through (tuples, params)
     assignments_with_operator: frozenset[str]  # "x op= y" shares the node type of "x = y"
+    transparent: frozenset[str]  # syntax-only wrappers that are no node of the fine graph
 
 
 def _pairs(text: str) -> frozenset[tuple[str, str]]:
@@ -88,6 +93,7 @@ PDG_LANGUAGES: dict[str, PdgSpec] = {
             "as_pattern_target dotted_name list_splat"
         ),
         assignments_with_operator=frozenset(),
+        transparent=_set("module block expression_statement parenthesized_expression"),
     ),
     "java": PdgSpec(
         containers=_set(
@@ -120,6 +126,7 @@ PDG_LANGUAGES: dict[str, PdgSpec] = {
         ),
         patterns=_set("variable_declarator"),
         assignments_with_operator=_set("assignment_expression"),
+        transparent=_set("program block expression_statement parenthesized_expression"),
     ),
     "javascript": PdgSpec(
         containers=_set(
@@ -152,6 +159,7 @@ PDG_LANGUAGES: dict[str, PdgSpec] = {
             "pair_pattern parenthesized_expression"
         ),
         assignments_with_operator=frozenset(),
+        transparent=_set("program statement_block expression_statement parenthesized_expression"),
     ),
 }
 
@@ -164,6 +172,7 @@ class ProgramGraph:
 
     labels: tuple[str, ...]
     edges: tuple[tuple[int, int, str], ...]
+    exact_labels: bool = True  # False: "kind: tokens" labels, relabelled by token distance
 
     @property
     def size(self) -> int:
@@ -179,6 +188,8 @@ class _Statement:
     children: list[int]
     defs: list[str]
     reads: list[str]
+    def_nodes: dict[str, list[Node]] = field(default_factory=dict)  # name: its occurrences
+    read_nodes: dict[str, list[Node]] = field(default_factory=dict)
 
 
 def _is_statement(spec: PdgSpec, node: Node, parent: Node | None, field: str | None) -> bool:
@@ -249,16 +260,18 @@ def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str) -> st
 
 
 def _own_parts(
-    parsed: ParsedCode, spec: PdgSpec, statement: _Statement, nested: set[int]
-) -> tuple[list[str], list[str], list[str]]:
-    """Leaf texts, defined and read variables of a statement, nested statements excluded."""
+    parsed: ParsedCode, spec: PdgSpec, statement: _Statement, nested: set[int], texts: bool
+) -> list[str]:
+    """Leaf texts of a statement, nested statements excluded; sets the variables it defines
+    and reads (``defs``, ``reads``) and the nodes where it does (``def_nodes``, ``read_nodes``).
+    """
     atomic = parsed.language.string_types
     comments = parsed.language.comment_types
     tokens: list[str] = []
-    defs: dict[str, None] = {}
-    reads: dict[str, None] = {}
+    defs: dict[str, list[Node]] = {}
+    reads: dict[str, list[Node]] = {}
     # (node, role, whether its leaves are tokens: not inside a string kept whole)
-    stack: list[tuple[Node, str, bool]] = [(statement.node, "use", True)]
+    stack: list[tuple[Node, str, bool]] = [(statement.node, "use", texts)]
     while stack:
         node, role, emit = stack.pop()
         if node.type in comments:
@@ -272,9 +285,9 @@ def _own_parts(
             if node.type in spec.variables:
                 name = parsed.node_text(node)
                 if role in ("def", "defuse"):
-                    defs.setdefault(name)
+                    defs.setdefault(name, []).append(node)
                 if role in ("use", "defuse"):
-                    reads.setdefault(name)
+                    reads.setdefault(name, []).append(node)
             continue
         cursor = node.walk()
         entries = []
@@ -287,7 +300,9 @@ def _own_parts(
                 if not cursor.goto_next_sibling():
                     break
         stack.extend(reversed(entries))
-    return tokens, list(defs), list(reads)
+    statement.defs, statement.reads = list(defs), list(reads)
+    statement.def_nodes, statement.read_nodes = defs, reads
+    return tokens
 
 
 def _union(a: dict[str, tuple[int, ...]], b: dict[str, tuple[int, ...]]):
@@ -306,7 +321,7 @@ class _DataFlow:
     def __init__(self, spec: PdgSpec, statements: list[_Statement]):
         self.spec = spec
         self.statements = statements
-        self.edges: dict[tuple[int, int], None] = {}
+        self.edges: dict[tuple[int, int, str], None] = {}  # (definer, reader, variable)
 
     def run_block(self, indices: list[int], state):
         for index in indices:
@@ -316,7 +331,7 @@ class _DataFlow:
     def read(self, index: int, state) -> None:
         for name in self.statements[index].reads:
             for source in state.get(name, ()):
-                self.edges.setdefault((source, index))
+                self.edges.setdefault((source, index, name))
 
     def define(self, index: int, state):
         after = dict(state)
@@ -369,25 +384,138 @@ class _DataFlow:
         return self.run_block(children, after)
 
 
-def program_graph(parsed: ParsedCode, max_statements: int | None = None) -> ProgramGraph | None:
-    """The PDG of ``parsed``; None when its language has no table, statements nest deeper than
-    ``MAX_DEPTH`` or there are more than ``max_statements`` statements."""
-    spec = PDG_LANGUAGES.get(parsed.language.name)
-    if spec is None:
-        return None
+def _statements_with_flow(
+    parsed: ParsedCode, spec: PdgSpec, max_statements: int | None, texts: bool
+) -> tuple[list[_Statement], _DataFlow, list[list[str]]] | None:
+    """Statements, their reaching-definition flow and own tokens (if ``texts``); None past
+    the limits."""
     statements = _find_statements(parsed, spec)
     if statements is None or (max_statements is not None and len(statements) > max_statements):
         return None
     nested = {s.node.id for s in statements}
-    labels = []
-    for statement in statements:
-        tokens, statement.defs, statement.reads = _own_parts(parsed, spec, statement, nested)
-        labels.append(f"{statement.node.type}: {' '.join(tokens)}")
+    tokens = [_own_parts(parsed, spec, statement, nested, texts) for statement in statements]
+    flow = _DataFlow(spec, statements)
+    flow.run_block([i for i, s in enumerate(statements) if s.parent < 0], {})
+    return statements, flow, tokens
+
+
+def statement_graph(parsed: ParsedCode, max_statements: int | None = None) -> ProgramGraph | None:
+    """The statement-level PDG of ``parsed``: one node per statement, labelled with its type
+    and own tokens (``if_statement: if x > 0 :``), ``control`` edges to the statements nested
+    directly in it and ``data`` edges from a definition to each statement it reaches that reads
+    the variable. None when the language has no table, statements nest deeper than
+    ``MAX_DEPTH`` or there are more than ``max_statements`` statements.
+    """
+    spec = PDG_LANGUAGES.get(parsed.language.name)
+    if spec is None:
+        return None
+    built = _statements_with_flow(parsed, spec, max_statements, True)
+    if built is None:
+        return None
+    statements, flow, tokens = built
+    labels = [f"{s.node.type}: {' '.join(t)}" for s, t in zip(statements, tokens, strict=True)]
     edges: list[tuple[int, int, str]] = [
         (s.parent, index, "control") for index, s in enumerate(statements) if s.parent >= 0
     ]
-    flow = _DataFlow(spec, statements)
-    flow.run_block([i for i, s in enumerate(statements) if s.parent < 0], {})
-    edges += [(source, target, "data") for source, target in flow.edges]
+    edges += [
+        (source, target, "data")
+        for source, target in dict.fromkeys((source, target) for source, target, _ in flow.edges)
+    ]
     edges.sort(key=lambda edge: (edge[0], edge[1], edge[2]))
+    return ProgramGraph(tuple(labels), tuple(edges), exact_labels=False)
+
+
+def program_graph(
+    parsed: ParsedCode, max_nodes: int | None = None, max_edges: int | None = None
+) -> ProgramGraph | None:
+    """The expression-level PDG of ``parsed`` that RUBY's graph level compares.
+
+    Nodes are the operations and operands of the program: the nodes of the syntax tree
+    (:func:`.syntax.syntax_tree`, same labels) except the root and syntax-only wrappers
+    (blocks, expression statements, parentheses; ``PdgSpec.transparent``). Edges:
+
+    * ``control``: from a statement or clause to each statement it governs (the body of a
+      loop, a branch, a function or class; the top level hangs from no node);
+    * ``data:<role>``: from an operand to the operation that consumes it, labelled with the
+      operand's role in the grammar (its field, e.g. ``left``, ``function``, ``arguments``, or
+      else its position among the operands); a variable being defined receives the value, so
+      its edge points from the operation to the variable;
+    * ``data``: def-use, from the variable occurrence that defines a value to each occurrence
+      that reads it while that definition reaches it (the statement-level reaching
+      definitions of :func:`statement_graph`, refined to occurrences).
+
+    Siblings are not ordered otherwise: statements that do not depend on each other can be
+    reordered without changing the graph, as in any PDG. None when the language has no
+    table, statements nest deeper than ``MAX_DEPTH``, or there are more than ``max_nodes``
+    nodes or ``max_edges`` edges (def-use edges can grow quadratically: many conditional
+    definitions of a variable all reach each later use).
+    """
+    from .syntax import node_parts  # the tree level's labels (syntax imports ted only)
+
+    spec = PDG_LANGUAGES.get(parsed.language.name)
+    if spec is None:
+        return None
+    built = _statements_with_flow(parsed, spec, None, False)
+    if built is None:
+        return None
+    statements, flow, _ = built
+    statement_ids = {s.node.id for s in statements}
+    defined = {node.id for s in statements for nodes in s.def_nodes.values() for node in nodes}
+    labels: list[str] = []
+    edges: list[tuple[int, int, str]] = []
+    index_of: dict[int, int] = {}
+    # (node, graph node it hangs from or -1, its role below that node or None for control)
+    stack: list[tuple[Node, int, str | None]] = [(parsed.root, -1, None)]
+    while stack:
+        node, parent, role = stack.pop()
+        label, named = node_parts(parsed, node)
+        governs = node.id in statement_ids or node.type in spec.containers or role is None
+        if node.type in spec.transparent or node.id == parsed.root.id:
+            # a wrapper: its children hang from its parent (a block's statements are governed
+            # by the block's owner; a parenthesised operand keeps its role)
+            passed = None if governs else role
+            below = [(child, parent, passed) for child, _ in named]
+        else:
+            here = len(labels)
+            if max_nodes is not None and here >= max_nodes:
+                return None
+            labels.append(label)
+            index_of[node.id] = here
+            if parent >= 0:
+                if governs:
+                    edges.append((parent, here, "control"))
+                elif node.id in defined:
+                    edges.append((parent, here, role))  # type: ignore[arg-type]
+                else:
+                    edges.append((here, parent, role))  # type: ignore[arg-type]
+            below = []
+            position = 0
+            for child, field_name in named:
+                if child.id in statement_ids:
+                    below.append((child, here, None))
+                else:
+                    below.append((child, here, "data:" + (field_name or str(position))))
+                    position += field_name is None
+        stack.extend(reversed(below))
+
+    def graph_node(node: Node | None) -> int:
+        """The graph node of an occurrence: itself, or the literal that holds it (f-strings)."""
+        while node is not None and node.id not in index_of:
+            node = node.parent
+        return -1 if node is None else index_of[node.id]
+
+    for source, target, name in flow.edges:
+        definitions = statements[source].def_nodes.get(name, [])
+        origin = graph_node(definitions[-1]) if definitions else -1
+        if origin < 0:
+            continue
+        for use in statements[target].read_nodes.get(name, []):
+            reader = graph_node(use)
+            if reader >= 0 and reader != origin:
+                edges.append((origin, reader, "data"))
+        if max_edges is not None and len(edges) > max_edges:
+            return None
+    edges = sorted(dict.fromkeys(edges))
+    if max_edges is not None and len(edges) > max_edges:
+        return None
     return ProgramGraph(tuple(labels), tuple(edges))

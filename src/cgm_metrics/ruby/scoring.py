@@ -2,11 +2,13 @@
 
 For one prediction ``C`` and reference ``R``:
 
-* graph: GRS = 1 - GED(PDG_R, PDG_C) / (|V_R| + |E_R| + |V_C| + |E_C|), with statement-level
-  program dependence graphs (:mod:`.pdg`) and bipartite graph edit distance (:mod:`.ged`, an
-  upper bound on the exact distance);
-* tree: TRS = 1 - TED(T_R, T_C) / (|T_R| + |T_C|), exact unit-cost tree edit distance
-  (:mod:`.ted`) over the tree-sitter AST (:mod:`.syntax`);
+* graph: GRS = 1 - GED(PDG_R, PDG_C) / (|V_R| + |E_R| + |V_C| + |E_C|), with expression-level
+  program dependence graphs (:func:`.pdg.program_graph`: operations and operands as nodes;
+  control, operand and def-use data edges) and bipartite graph edit distance (:mod:`.ged`, an
+  upper bound on the exact distance), relabelling priced as a deletion plus an insertion;
+* tree: TRS = 1 - TED(T_R, T_C) / (|T_R| + |T_C|), exact tree edit distance (:mod:`.ted`)
+  over the tree-sitter AST (:mod:`.syntax`), relabelling priced as a deletion plus an
+  insertion;
 * string: STS = 1 - SED / max(len_R, len_C), token Levenshtein over the TranX code tokens;
   1.0 when both are empty.
 
@@ -32,7 +34,8 @@ from .ted import Tree, edit_cells, tree_similarity
 LEVELS = ("graph", "tree", "string")
 
 # Size limits: above them an item falls back to the next level (reported in its level).
-MAX_GRAPH_STATEMENTS = 400  # statements per snippet for the graph level
+MAX_GRAPH_NODES = 1500  # program-graph nodes per snippet for the graph level
+MAX_GRAPH_EDGES = 4 * MAX_GRAPH_NODES  # and edges (typical code has 1-2 per node)
 MAX_TREE_NODES = 3000  # AST nodes per snippet for the tree level
 MAX_TREE_CELLS = 40_000_000  # work of one tree edit distance (product of decomposition cells)
 
@@ -103,13 +106,8 @@ class _Snippet:
     def graph(self) -> ProgramGraph | None:
         if self._graph is False:
             self._graph = None
-            if (
-                self.start == "graph"
-                and self.language.name in PDG_LANGUAGES
-                and self.parsable
-                and self.tree is not None
-            ):
-                self._graph = program_graph(self._parsed, MAX_GRAPH_STATEMENTS)
+            if self.start == "graph" and self.language.name in PDG_LANGUAGES and self.parsable:
+                self._graph = program_graph(self._parsed, MAX_GRAPH_NODES, MAX_GRAPH_EDGES)
         return self._graph  # type: ignore[return-value]
 
 

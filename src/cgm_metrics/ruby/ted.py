@@ -1,7 +1,9 @@
 """Exact unit-cost tree edit distance (Zhang and Shasha, 1989), fast and without recursion.
 
-Trees are ordered and labelled; deleting or inserting a node costs 1, relabelling costs 1,
-keeping a node with its label costs 0. The dynamic programme runs over the key roots of both
+Trees are ordered and labelled; deleting or inserting a node costs 1, relabelling costs 1
+(the classical unit-cost distance, as zss and apted) or a given integer; RUBY's TRS relabels at
+2, a deletion plus an insertion (:func:`tree_similarity`); keeping a node with its label
+costs 0. The dynamic programme runs over the key roots of both
 trees in post-order. Its work is ``cells(T1) * cells(T2)``, where ``cells(T)`` is the sum of
 the sizes of the key-root subtrees (:func:`decomposition_cells`). The left-path decomposition
 costs ``O(n^2)`` cells on a right comb, so each tree pair is run on whichever of the two
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 import numpy as np
+
+RELABEL = 2  # TRS prices a relabelling as a deletion plus an insertion (tree_similarity)
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ def edit_cells(tree1: Tree, tree2: Tree) -> int:
     )
 
 
-def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2):  # noqa: C901 - one tight loop
+def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel):  # noqa: C901 - one loop
     n1 = lab1.shape[0]
     n2 = lab2.shape[0]
     td = np.zeros((n1, n2), dtype=np.int32)
@@ -156,7 +160,7 @@ def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2):  # noqa: C901 - one t
                     if insert < best:
                         best = insert
                     if on_path1 and ly == lj:
-                        match = fd[a - 1, b - 1] + (1 if label != lab2[y] else 0)
+                        match = fd[a - 1, b - 1] + (relabel if label != lab2[y] else 0)
                         if match < best:
                             best = match
                         fd[a, b] = best
@@ -184,8 +188,9 @@ def compiled() -> bool:
     return _kernel() is not _zhang_shasha
 
 
-def tree_edit_distance(tree1: Tree, tree2: Tree) -> int:
-    """The exact unit-cost tree edit distance between two ordered labelled trees.
+def tree_edit_distance(tree1: Tree, tree2: Tree, relabel: int = 1) -> int:
+    """The exact tree edit distance between two ordered labelled trees: insertions and
+    deletions cost 1, relabellings ``relabel`` (default 1: the unit-cost distance).
 
     >>> a = Tree.from_nested(("f", [("a", ["b"]), "c"]))
     >>> b = Tree.from_nested(("f", ["a", "c", "d"]))
@@ -207,14 +212,22 @@ def tree_edit_distance(tree1: Tree, tree2: Tree) -> int:
             lab2[second.order],
             second.leftmost,
             second.keyroots,
+            relabel,
         )
     )
 
 
 def tree_similarity(tree1: Tree, tree2: Tree) -> float:
-    """TRS = 1 - TED / (|T1| + |T2|); 1.0 for two empty trees."""
+    """TRS = 1 - TED / (|T1| + |T2|); 1.0 for two empty trees.
+
+    TED relabels at 2, a deletion plus an insertion, so that ``|T1| + |T2|`` (deleting one
+    tree and inserting the other) is the distance of trees with no label in common and TRS
+    spans 0 to 1; with unit relabelling two trees of the same shape and no common label would
+    score 0.5. TRS is then the share of the nodes of both trees that an optimal edit script
+    keeps (a largest mapping between equal labels that preserves ancestry and order).
+    """
     total = len(tree1) + len(tree2)
-    return 1.0 if total == 0 else 1.0 - tree_edit_distance(tree1, tree2) / total
+    return 1.0 if total == 0 else 1.0 - tree_edit_distance(tree1, tree2, RELABEL) / total
 
 
 __all__: Sequence[str] = [
