@@ -1,0 +1,86 @@
+"""The trusted first half of every sandboxed interpreter: runs the program, then vouches for it.
+
+Run as ``python -I -B -c <this file's text> PROGRAM TIMEOUT`` by ``_sandbox_child.py`` with a
+per-run secret (the nonce) readable once on fd 3 and the verdict channel on fd 4. A pass is a
+line ``passed <nonce>`` on fd 4 followed by exit status 0, and only this code writes it: after
+the program text returned normally, in the process the launcher started (not a fork of it).
+
+Everything the program could use to end early with status 0 (``sys.exit``, ``SystemExit``,
+``os._exit``, an ``atexit`` hook, ``sys.excepthook``, a signal handler, a thread) ends the
+process before that line is written, or is caught here and counted as a failure; the program
+never sees the nonce's file descriptor (read and closed before it starts), and functions it may
+replace (``os.write``, ``os._exit``, builtins) were bound before it ran. The result line
+(``passed``, ``timed out``, ``failed: <error>``, the strings of evaluate's code_eval) is only
+informative: the program can write such lines too, but not the nonce.
+
+Standard library only; nothing from the project is importable here.
+"""
+
+
+def _run():
+    import os
+    import signal
+    import sys
+
+    read, write, close, exit_now, getpid = os.read, os.write, os.close, os._exit, os.getpid
+    dumps = __import__("json").dumps
+    nonce = read(3, 64)
+    close(3)
+    path, timeout = sys.argv[1], float(sys.argv[2])
+    me = getpid()
+    streams = (sys.stdout, sys.stderr)
+
+    class TimedOut(BaseException):  # not an Exception: `except Exception` cannot swallow it
+        pass
+
+    def on_alarm(signum, frame):
+        raise TimedOut()
+
+    def record(text):
+        try:
+            write(4, (dumps({"result": text}) + "\n").encode())
+        except BaseException:  # noqa: BLE001 - the channel may have been closed by the program
+            pass
+
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    outcome = "passed"
+    try:
+        code = compile(source, path, "exec")
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            exec(code, {})  # a fresh namespace, as code_eval does
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except TimedOut:
+        outcome = "timed out"
+    except BaseException as error:  # noqa: BLE001 - SystemExit and KeyboardInterrupt fail too
+        try:
+            outcome = f"failed: {error}"
+        except BaseException:  # noqa: BLE001 - a hostile __str__
+            outcome = "failed: " + type(error).__name__
+        try:
+            tb = error.__traceback__
+            __import__("traceback").print_exception(
+                type(error), error, tb.tb_next if tb is not None else None, file=streams[1]
+            )
+        except BaseException:  # noqa: BLE001
+            pass
+    for stream in streams:
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - a closed or replaced stream does not decide
+            pass
+    if outcome == "passed" and getpid() == me:
+        try:
+            write(4, b"passed " + nonce + b"\n")
+        except BaseException:  # noqa: BLE001 - the program closed the channel: no pass
+            exit_now(1)
+        record("passed")
+        exit_now(0)
+    record(outcome if getpid() == me else "failed: a forked process returned")
+    exit_now(1)
+
+
+_run()
