@@ -18,19 +18,23 @@ Standard library only; nothing from the project is importable here.
 
 
 def _run():
+    import json
     import os
     import signal
     import sys
+    import traceback
 
+    # everything used after the program ran is bound here, before it can replace anything
     read, write, close, exit_now, getpid = os.read, os.write, os.close, os._exit, os.getpid
-    dumps = __import__("json").dumps
+    dumps, print_exception, type_of, str_of = json.dumps, traceback.print_exception, type, str
+    Failure = BaseException  # noqa: N806 - a local the program cannot rebind
     nonce = read(3, 64)
     close(3)
     path, timeout = sys.argv[1], float(sys.argv[2])
     me = getpid()
     streams = (sys.stdout, sys.stderr)
 
-    class TimedOut(BaseException):  # not an Exception: `except Exception` cannot swallow it
+    class TimedOut(Failure):  # not an Exception: `except Exception` cannot swallow it
         pass
 
     def on_alarm(signum, frame):
@@ -39,7 +43,7 @@ def _run():
     def record(text):
         try:
             write(4, (dumps({"result": text}) + "\n").encode())
-        except BaseException:  # noqa: BLE001 - the channel may have been closed by the program
+        except Failure:  # the channel may have been closed by the program
             pass
 
     with open(path, encoding="utf-8") as handle:
@@ -55,27 +59,27 @@ def _run():
             signal.setitimer(signal.ITIMER_REAL, 0)
     except TimedOut:
         outcome = "timed out"
-    except BaseException as error:  # noqa: BLE001 - SystemExit and KeyboardInterrupt fail too
+    except Failure as error:  # SystemExit and KeyboardInterrupt fail too
         try:
-            outcome = f"failed: {error}"
-        except BaseException:  # noqa: BLE001 - a hostile __str__
-            outcome = "failed: " + type(error).__name__
+            outcome = "failed: " + str_of(error)
+        except Failure:  # a hostile __str__
+            outcome = "failed: " + type_of(error).__name__
         try:
             tb = error.__traceback__
-            __import__("traceback").print_exception(
-                type(error), error, tb.tb_next if tb is not None else None, file=streams[1]
+            print_exception(
+                type_of(error), error, tb.tb_next if tb is not None else None, file=streams[1]
             )
-        except BaseException:  # noqa: BLE001
+        except Failure:
             pass
     for stream in streams:
         try:
             stream.flush()
-        except BaseException:  # noqa: BLE001 - a closed or replaced stream does not decide
+        except Failure:  # a closed or replaced stream does not decide
             pass
     if outcome == "passed" and getpid() == me:
         try:
             write(4, b"passed " + nonce + b"\n")
-        except BaseException:  # noqa: BLE001 - the program closed the channel: no pass
+        except Failure:  # the program closed the channel: no pass
             exit_now(1)
         record("passed")
         exit_now(0)
