@@ -517,3 +517,80 @@ def test_venv_in_the_home_directory():
         _run_through_venv(parent)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+_UNPRIVILEGED_SCRIPT = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("cgm_sandbox", sys.argv[1])
+sandbox = importlib.util.module_from_spec(spec)
+sys.modules["cgm_sandbox"] = sandbox
+spec.loader.exec_module(sandbox)
+outcomes = {}
+programs = {
+    "passing": "import sys\\nprint(sys.prefix)\\nassert 1 + 1 == 2",
+    "failing": "assert 1 + 1 == 3",
+    "os_exit": "import os\\nos._exit(0)\\nassert 1 + 1 == 3",
+    "escape": "open(" + repr(sys.argv[2]) + ", 'w').write('x')",
+    "unmount": "import ctypes\\nassert ctypes.CDLL(None).umount2(b'/tmp', 2) == 0",
+}
+for name, program in programs.items():
+    try:
+        result = sandbox.run_program(program, timeout=5, allow_code_execution=True)
+    except RuntimeError as error:
+        print(json.dumps({"unavailable": str(error)}))
+        sys.exit(0)
+    outcomes[name] = [result.passed, result.stdout, list(result.isolation)]
+print(json.dumps(outcomes))
+"""
+
+
+def test_unprivileged_user_with_a_venv(tmp_path):
+    """Without root the sandbox uses a user namespace; run as the `nobody` user from a venv."""
+    if os.geteuid() != 0:
+        pytest.skip("switching to another user needs root; this run is unprivileged already")
+    setpriv = shutil.which("setpriv")
+    system_python = next(
+        (p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.path.exists(p)), None
+    )
+    if setpriv is None or system_python is None:
+        pytest.skip(f"needs setpriv ({setpriv}) and an interpreter outside /root ({system_python})")
+    as_nobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    work = Path(tempfile.mkdtemp(prefix="cgm-unprivileged-", dir="/tmp"))
+    try:
+        os.chmod(work, 0o755)
+        code = work / "code"
+        code.mkdir()
+        for name in ("sandbox.py", "_sandbox_child.py", "_sandbox_runner.py"):
+            shutil.copy(ROOT / "src" / "cgm_metrics" / "edit_sim" / name, code / name)
+        home = work / "home"
+        home.mkdir()
+        os.chown(home, 65534, 65534)
+        made = subprocess.run(
+            [*as_nobody, system_python, "-m", "venv", "--system-site-packages", "--without-pip",
+             str(home / "venv")],
+            capture_output=True, text=True, timeout=120,
+        )
+        if made.returncode != 0:
+            pytest.skip(f"{system_python} cannot make a venv as nobody: {made.stderr[-500:]}")
+        outside = Path(tempfile.mkdtemp(prefix=".cgm-unprivileged-probe-", dir=ROOT))
+        outside.chmod(0o777)  # writable for nobody on the host, read-only in the sandbox
+        target = outside / "escaped.txt"
+        completed = subprocess.run(
+            [*as_nobody, "env", f"HOME={home}", str(home / "venv" / "bin" / "python"), "-c",
+             _UNPRIVILEGED_SCRIPT, str(code / "sandbox.py"), str(target)],
+            capture_output=True, text=True, timeout=180, cwd=str(work),
+        )
+        assert completed.returncode == 0, completed.stderr[-3000:]
+        outcome = json.loads(completed.stdout.strip().splitlines()[-1])
+        if "unavailable" in outcome:
+            pytest.skip(outcome["unavailable"])
+        passed, stdout, isolation = outcome["passing"]
+        assert passed and stdout.strip() == str(home / "venv")
+        assert {"user_namespace", "pid_namespace", "network_namespace"} <= set(isolation)
+        assert outcome["failing"][0] is False and outcome["os_exit"][0] is False
+        assert outcome["escape"][0] is False and not target.exists()
+        assert outcome["unmount"][0] is False  # no capability over the run's own mounts
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        if "outside" in locals():
+            shutil.rmtree(outside, ignore_errors=True)

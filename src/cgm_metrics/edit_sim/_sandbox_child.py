@@ -23,6 +23,7 @@ import ctypes
 import fcntl
 import json
 import os
+import re
 import resource
 import select
 import signal
@@ -30,6 +31,7 @@ import sys
 import time
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY = 1
@@ -40,6 +42,9 @@ MS_REMOUNT = 32
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_RELATIME = 1 << 21
 MNT_DETACH = 2
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 GRACE_SECONDS = 1.0  # interpreter start-up, on top of the program's own time limit
@@ -101,14 +106,16 @@ def _inside(path, root):
 
 
 def _mount_flags(path):
-    """The flags a read-only bind remount of ``path`` must keep (the kernel refuses to drop
-    nosuid/nodev/noexec that a mount already has)."""
+    """The flags a read-only bind remount of ``path`` must keep (in a user namespace the
+    kernel refuses to drop nosuid/nodev/noexec or change the atime mode of a mount)."""
     flags = 0
     try:
         stat_flags = os.statvfs(path).f_flag
     except OSError:
         return flags
-    for stat_flag, mount_flag in ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC)):
+    kept = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, MS_NOATIME))
+    kept += ((2048, MS_NODIRATIME), (4096, MS_RELATIME))
+    for stat_flag, mount_flag in kept:
         if stat_flags & stat_flag:
             flags |= mount_flag
     return flags
@@ -116,6 +123,29 @@ def _mount_flags(path):
 
 def _read_only(path):
     mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _mount_flags(path))
+
+
+def _mount_points():
+    """Every mount point of this namespace, from /proc/self/mountinfo (octal escapes undone)."""
+    points = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) > 4:
+                points.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[4]))
+    return points
+
+
+def read_only_mounts():
+    """Make every mount read-only in this namespace (other file systems than the root's, such
+    as a separate /home or /work, included); /proc, /sys and /dev keep their own rules."""
+    for point in _mount_points():
+        if any(_inside(point, keep) for keep in ("/proc", "/sys", "/dev")):
+            continue
+        try:
+            _read_only(point)
+        except OSError:
+            pass  # an overmounted or vanished point; the one on top is remounted instead
 
 
 def prepare_filesystem(config):
@@ -143,6 +173,7 @@ def prepare_filesystem(config):
     tops = [c for c in sorted(covers) if not any(o != c and _inside(c, o) for o in covers)]
     rebind = [p for p in needed if any(_inside(p, top) for top in tops)]
     handles = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in rebind}
+    read_only_mounts()
     for top in tops:
         mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, covers[top])
         done.append(top)
@@ -187,6 +218,26 @@ def set_limits(config):
         resource.setrlimit(which, (soft, hard))
 
 
+NESTED_UID = 1000
+
+
+def drop_to_nested_user():
+    """Without root the worker would be root of the run's user namespace, able to undo its
+    mounts; a nested user namespace in which it is an ordinary uid leaves it no capability
+    over them (and any namespace it makes itself sees them locked)."""
+    uid, gid = os.geteuid(), os.getegid()
+    unshare(CLONE_NEWUSER)
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"{NESTED_UID} {uid} 1"),
+        ("gid_map", f"{NESTED_UID} {gid} 1"),
+    ):
+        with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+            handle.write(text)
+    os.setresgid(NESTED_UID, NESTED_UID, NESTED_UID)
+    os.setresuid(NESTED_UID, NESTED_UID, NESTED_UID)
+
+
 def run_worker(config, workdir, program, channels):
     """The child that becomes the interpreter of the untrusted program. Never returns."""
     try:
@@ -198,6 +249,8 @@ def run_worker(config, workdir, program, channels):
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
         set_limits(config)
+        if config.get("user_namespace"):
+            drop_to_nested_user()
         nonce_fd, verdict_fd = channels
         # the runner's channels at fixed numbers: nonce on 3 (read once, closed before the
         # program starts), verdict on 4; nothing else of the launcher stays open
@@ -285,6 +338,22 @@ def wait_with_timeout(pid, timeout):
             time.sleep(min(0.01, remaining))
 
 
+def enter_namespaces():
+    """New mount, PID and network namespaces; without root, inside a new user namespace in
+    which this user is root (so it may mount), as rootless containers do."""
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
+    features = ["mount_namespace", "pid_namespace", "network_namespace"]
+    if os.geteuid() == 0:
+        unshare(flags)
+        return features
+    uid, gid = os.geteuid(), os.getegid()
+    unshare(flags | CLONE_NEWUSER)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+            handle.write(text)
+    return ["user_namespace", *features]
+
+
 def open_channels(config):
     """The nonce, read from stdin (never on a command line), on a pipe for the runner; and the
     verdict file the runner writes to."""
@@ -313,9 +382,9 @@ def main():
     isolated = False
     if config["namespaces"]:
         try:
-            unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET)
+            isolation += enter_namespaces()
             isolated = True
-            isolation += ["mount_namespace", "pid_namespace", "network_namespace"]
+            config["user_namespace"] = "user_namespace" in isolation
         except (OSError, AttributeError) as error:
             report(namespace_error=str(error))
     if not isolated:

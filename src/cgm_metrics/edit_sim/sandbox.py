@@ -37,8 +37,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 CHILD_SCRIPT = Path(__file__).with_name("_sandbox_child.py")
 ENV_SWITCH = "HF_ALLOW_CODE_EVAL"
 _OUTPUT_LIMIT = 64 * 1024
@@ -71,7 +69,10 @@ class ExecutionResult:
 
 def check_flag(value: object, argument: str) -> bool:
     """``value`` if it is a real boolean; a string such as "false" is an error, not a yes."""
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, bool) or type(value).__module__ == "numpy" and type(value).__name__ in (
+        "bool_",
+        "bool",
+    ):
         return bool(value)
     raise TypeError(
         f"`{argument}` must be True or False, got {value!r} ({type(value).__name__}); pass the "
@@ -94,6 +95,42 @@ def code_execution_allowed(allow_code_execution: bool = False) -> bool:
 def require_opt_in(allow_code_execution: bool = False) -> None:
     if not code_execution_allowed(allow_code_execution):
         raise ValueError(OPT_IN_MESSAGE)
+
+
+def _sysctl(name: str) -> str | None:
+    try:
+        with open("/proc/sys/" + name.replace(".", "/"), encoding="ascii") as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+def namespace_failure(error: str) -> str:
+    """Why the namespaces could not be created, with the machine's settings that decide it."""
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cause = (
+            "creating Linux mount, PID and network namespaces failed as root "
+            f"({error}): this process lacks CAP_SYS_ADMIN (e.g. a container without it)"
+        )
+    else:
+        settings = {
+            name: _sysctl(name)
+            for name in (
+                "user.max_user_namespaces",
+                "kernel.unprivileged_userns_clone",
+                "kernel.apparmor_restrict_unprivileged_userns",
+            )
+        }
+        shown = ", ".join(f"{k}={v}" for k, v in settings.items() if v is not None)
+        cause = (
+            f"unprivileged user namespaces are unavailable here ({error}"
+            + (f"; {shown}" if shown else "")
+            + "): the sandbox needs them to isolate a program without root"
+        )
+    return (
+        f"cannot isolate the program: {cause}. Run as root, enable unprivileged user "
+        "namespaces, or pass require_isolation=False to run with resource limits only."
+    )
 
 
 def _home_dirs() -> list[str]:
@@ -273,11 +310,7 @@ def run_program(
         for line in (host_dir / "status").read_text(encoding="utf-8").splitlines():
             report.update(json.loads(line))
         if returncode == 126 and "namespace_error" in report:
-            raise RuntimeError(
-                "cannot isolate the program: creating Linux mount, PID and network namespaces "
-                f"failed ({report['namespace_error']}); this needs root or CAP_SYS_ADMIN. Pass "
-                "require_isolation=False to run it with resource limits only."
-            )
+            raise RuntimeError(namespace_failure(report["namespace_error"]))
         if "setup_error" in report:
             raise RuntimeError(f"the sandbox could not be set up: {report['setup_error']}")
         verdict_file = host_dir / "verdict"
