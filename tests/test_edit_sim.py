@@ -412,6 +412,8 @@ def test_opt_in_flags_take_only_booleans(monkeypatch):
             run_program("pass", allow_code_execution=value)
     with pytest.raises(TypeError, match="require_isolation"):
         run_program("pass", allow_code_execution=True, require_isolation="false")
+    with pytest.raises(TypeError, match="return_per_sample"):
+        module.compute(predictions=["x = 1"], references=["x = 1"], return_per_sample="yes")
     monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "true")  # only "1" opts in, as in code_eval
     with pytest.raises(ValueError, match="HF_ALLOW_CODE_EVAL"):
         run_program("pass")

@@ -1,23 +1,32 @@
 """Run untrusted programs (generated code plus its unit tests) to obtain PASS, safely.
 
-Nothing runs unless the caller opts in with ``allow_code_execution=True`` or the environment
-variable ``HF_ALLOW_CODE_EVAL=1`` (the switch of evaluate's ``code_eval``).
+Nothing runs unless the caller opts in with ``allow_code_execution=True`` (a real boolean) or
+the environment variable ``HF_ALLOW_CODE_EVAL=1`` (the switch of evaluate's ``code_eval``).
 
-Each program runs in a fresh interpreter started by ``_sandbox_child.py``, which on Linux with
-the right to create namespaces (root, or CAP_SYS_ADMIN) gives it:
+Each program runs in a fresh interpreter started by ``_sandbox_child.py``, which on Linux gives
+it, as root or (for any other user) inside an unprivileged user namespace:
 
 - new PID, mount and network namespaces: no network at all (not even loopback), private
-  empty ``/tmp``, ``/var/tmp`` and ``/dev/shm``, its own ``/proc``; when the run ends or times
-  out, the namespace's init dies and the kernel kills every process the program started;
-- a uid of its own (not root), so it cannot write to the host's files and RLIMIT_NPROC bounds
-  its process count (fork bombs), which the kernel does not enforce for root;
+  empty ``/tmp``, ``/var/tmp`` and ``/dev/shm``, its own ``/proc``, every mount read-only, the
+  home directory hidden; the interpreter's prefixes and every ``sys.path`` entry (``.pth``
+  entries included) stay visible read-only wherever they live, so a virtualenv under ``/tmp``
+  or in the home directory works; when the run ends or times out, the namespace's init dies
+  and the kernel kills every process the program started;
+- a uid of its own (not root; without root, an ordinary uid of a nested user namespace), so it
+  cannot write to the host's files or undo the mounts, and RLIMIT_NPROC bounds its process
+  count (fork bombs);
 - CPU-time, address-space, process-count, file-size, open-file and core-dump limits, and a
   wall-clock timeout;
 - a temporary working directory, deleted with the run.
 
-Where namespaces are unavailable the run is refused (``require_isolation=True``, the default);
-with ``require_isolation=False`` it runs with the resource limits only, in its own process
-group, which is killed at the end (no network isolation, no uid change).
+A pass means the program text ran to its end: the runner (``_sandbox_runner.py``) then writes
+a per-run nonce, which the program never sees, to a channel of its own, and exits with 0.
+Exiting early with status 0, from the program or from any hook, thread or forked child, fails.
+
+Where namespaces are unavailable the run is refused with the real cause
+(``require_isolation=True``, the default); with ``require_isolation=False`` it runs with the
+resource limits only, in its own process group, which is killed at the end (no network
+isolation, no uid change).
 """
 
 from __future__ import annotations
