@@ -596,3 +596,26 @@ def test_unprivileged_user_with_a_venv(tmp_path):
         shutil.rmtree(work, ignore_errors=True)
         if "outside" in locals():
             shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_without_namespaces_runs_only_when_asked_and_tricks_still_fail(monkeypatch):
+    """Where namespaces cannot exist (not Linux) the run is refused with that reason; with
+    require_isolation=False it runs with limits only, and a pass still needs the runner."""
+    monkeypatch.setattr(sys, "platform", "darwin")
+    with pytest.raises(RuntimeError, match="need Linux, and this is darwin.*require_isolation"):
+        run_program("pass", allow_code_execution=True)
+    honest = run_program(
+        "def f(x):\n    return x + 1\n" + FAILING_TEST,
+        timeout=2.0,
+        allow_code_execution=True,
+        require_isolation=False,
+    )
+    assert honest.passed and "pid_namespace" not in honest.isolation
+    for name in ("sys_exit", "os_exit", "atexit_os_exit", "excepthook_exit_0"):
+        result = run_program(
+            HOSTILE_CANDIDATES[name] + FAILING_TEST,
+            timeout=2.0,
+            allow_code_execution=True,
+            require_isolation=False,
+        )
+        assert not result.passed, name

@@ -320,6 +320,11 @@ def run_program(
             report.update(json.loads(line))
         if returncode == 126 and "namespace_error" in report:
             raise RuntimeError(namespace_failure(report["namespace_error"]))
+        if returncode == 126 and "isolation" not in report and not config["namespaces"]:
+            raise RuntimeError(
+                f"cannot isolate the program: the sandbox's namespaces need Linux, and this is "
+                f"{sys.platform}. Pass require_isolation=False to run with resource limits only."
+            )
         if "setup_error" in report:
             raise RuntimeError(f"the sandbox could not be set up: {report['setup_error']}")
         verdict_file = host_dir / "verdict"
