@@ -47,7 +47,7 @@ MS_NODIRATIME = 2048
 MS_RELATIME = 1 << 21
 MNT_DETACH = 2
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
-GRACE_SECONDS = 1.0  # interpreter start-up, on top of the program's own time limit
+GRACE_SECONDS = 2.0  # interpreter start-up on a loaded machine, on top of the program's own limit
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sandbox_runner.py")) as _f:
     RUNNER = _f.read()
 

@@ -13,6 +13,11 @@ replace (``os.write``, ``os._exit``, builtins) were bound before it ran. The res
 (``passed``, ``timed out``, ``failed: <error>``, the strings of evaluate's code_eval) is only
 informative: the program can write such lines too, but not the nonce.
 
+What this cannot stop: the program shares this process, so code that deliberately reads this
+function's frame (``sys._getframe(1).f_locals``) or raw memory can learn the nonce. Frame access
+cannot be refused without breaking ordinary Python (namedtuple, enum, logging and warnings use
+it), so the sandbox does not claim more than: no exit, hook, thread, signal or fork fakes a pass.
+
 Standard library only; nothing from the project is importable here.
 """
 
