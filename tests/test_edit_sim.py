@@ -546,7 +546,7 @@ print(json.dumps(outcomes))
 """
 
 
-def test_unprivileged_user_with_a_venv(tmp_path):
+def test_unprivileged_user_with_a_venv():
     """Without root the sandbox uses a user namespace; run as the `nobody` user from a venv."""
     if os.geteuid() != 0:
         pytest.skip("switching to another user needs root; this run is unprivileged already")
