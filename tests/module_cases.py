@@ -58,3 +58,27 @@ def case_for(name: str, features: list[str]) -> dict:
     raise AssertionError(
         f"metrics/{name} has features {features}; add its inputs to tests/module_cases.py"
     )
+
+CASES["code_eval"] = {
+    "batch": {
+        "predictions": [
+            ["def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a * b\n"],
+            ["def area(r):\n    return 3.14159 * r * r\n"],
+            ["def square(x):\n    return x ** 2\n", "def square(x):\n    return x * x\n"],
+            ["def neg(x):\n    return x\n"],
+        ],
+        "references": [
+            "assert add(2, 3) == 5",
+            "assert abs(area(1) - 3.14159) < 1e-9",
+            "assert square(3) == 9",
+            "assert neg(1) == -1",
+        ],
+    },
+    "options": {"k": [1], "allow_code_execution": True},
+    "bad": [
+        ({"predictions": [["x = 1"]] * 4, "references": ["pass"] * 3}, ValueError, "references"),
+        ({"predictions": [], "references": []}, ValueError, "empty"),
+        ({"predictions": [["x = 1"]] * 3 + [None], "references": ["pass"] * 4}, (TypeError, ValueError), "predictions"),
+        ({"predictions": ["x = 1"] * 4, "references": ["pass"] * 4}, TypeError, "list of candidate programs"),
+    ],
+}

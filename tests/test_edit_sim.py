@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import METRICS_DIR
+from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
 
 import cgm_metrics
 from cgm_metrics.edit_sim import EditSimMetric, edit_similarity, pass_at_k, pass_at_k_per_task
@@ -232,20 +234,6 @@ def test_module_refuses_to_run_tests_without_opt_in(monkeypatch):
 # --- the sandbox ---------------------------------------------------------------------------
 
 
-def _isolation_available() -> bool:
-    try:
-        result = run_program("pass", timeout=5, allow_code_execution=True)
-    except (RuntimeError, NotImplementedError):
-        return False
-    return "pid_namespace" in result.isolation and "network_namespace" in result.isolation
-
-
-needs_sandbox = pytest.mark.skipif(
-    not _isolation_available(),
-    reason="needs Linux namespaces (root or CAP_SYS_ADMIN) for the sandbox",
-)
-
-
 def _run(source: str, **options):
     options.setdefault("timeout", 2.0)
     start = time.monotonic()
@@ -379,3 +367,255 @@ def test_network_connection_is_refused_and_never_arrives():
         assert not result.passed
         with pytest.raises(BlockingIOError):
             listener.accept()  # nothing connected
+
+
+# --- a pass means the program ran to its end (issue 18) ---------------------------------------
+
+
+@needs_sandbox
+def test_hostile_programs_cannot_pass_through_edit_sim():
+    names = list(HOSTILE_CANDIDATES)
+    result = _load().compute(
+        predictions=[HOSTILE_CANDIDATES[name] for name in names],
+        references=["def f(x):\n    return x + 1\n"] * len(names),
+        tests=[FAILING_TEST] * len(names),
+        allow_code_execution=True,
+        timeout=2.0,
+        return_per_sample=True,
+    )
+    assert dict(zip(names, result["passed"], strict=True)) == dict.fromkeys(names, False)
+    assert result["pass@1"] == 0.0 and result["pass"] == 0.0
+
+
+@needs_sandbox
+def test_hostile_programs_cannot_pass_through_run_program():
+    for name, candidate in HOSTILE_CANDIDATES.items():
+        result = _run(candidate + "\n" + FAILING_TEST)
+        assert not result.passed, name
+        assert result.result.startswith("failed") or result.result == "timed out", name
+    honest = _run("def f(x):\n    return x + 1\n" + FAILING_TEST)
+    assert honest.passed and honest.result == "passed"
+
+
+def test_opt_in_flags_take_only_booleans(monkeypatch):
+    monkeypatch.delenv("HF_ALLOW_CODE_EVAL", raising=False)
+    module = _load()
+    for value in ("false", "False", "no", "0", 0, 1, None):
+        with pytest.raises(TypeError, match=r"allow_code_execution.*True or False.*HF_ALLOW"):
+            module.compute(
+                predictions=["x = 1"],
+                references=["x = 1"],
+                tests=["assert x == 1"],
+                allow_code_execution=value,
+            )
+        with pytest.raises(TypeError, match="allow_code_execution"):
+            run_program("pass", allow_code_execution=value)
+    with pytest.raises(TypeError, match="require_isolation"):
+        run_program("pass", allow_code_execution=True, require_isolation="false")
+    with pytest.raises(TypeError, match="return_per_sample"):
+        module.compute(predictions=["x = 1"], references=["x = 1"], return_per_sample="yes")
+    monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "true")  # only "1" opts in, as in code_eval
+    with pytest.raises(ValueError, match="HF_ALLOW_CODE_EVAL"):
+        run_program("pass")
+
+
+# --- wherever the interpreter lives (issue 13) ------------------------------------------------
+
+
+def _make_venv(parent: Path) -> tuple[Path, Path]:
+    """A real venv (system site packages) under ``parent``, with a module of its own and a
+    ``.pth`` entry pointing at a folder beside it; returns (venv, its python)."""
+    venv = parent / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(site) / "cgm_venv_probe.py").write_text("VALUE = 'venv'\n")
+    extra = parent / "extra-packages"
+    extra.mkdir()
+    (extra / "cgm_pth_probe.py").write_text("VALUE = 'pth'\n")
+    (Path(site) / "cgm-extra.pth").write_text(f"{extra}\n")
+    return venv, python
+
+
+# Runs in the venv's interpreter: a passing and a failing program through the sandbox. The
+# program imports numpy (system site packages), a module of the venv and one of a .pth entry,
+# and reports what it sees of the home directory.
+_VENV_SCRIPT = """
+import json, sys
+from cgm_metrics.edit_sim.sandbox import run_program
+probe = (
+    "import json, os, sys\\n"
+    "import numpy, cgm_venv_probe, cgm_pth_probe\\n"
+    "home = HOME\\n"
+    "seen = sorted(os.listdir(home)) if os.path.isdir(home) else []\\n"
+    "print(json.dumps({'prefix': sys.prefix, 'seen': seen, 'secret': os.path.exists(SECRET),\\n"
+    "                  'modules': [cgm_venv_probe.VALUE, cgm_pth_probe.VALUE]}))\\n"
+)
+passing = run_program(probe + "assert 1 + 1 == 2", timeout=10, allow_code_execution=True)
+failing = run_program(probe + "assert 1 + 1 == 3", timeout=10, allow_code_execution=True)
+print(json.dumps({"passing": [passing.passed, passing.stdout, passing.stderr[-2000:]],
+                  "failing": [failing.passed, failing.stdout, failing.result]}))
+"""
+
+
+def _run_through_venv(parent: Path) -> None:
+    venv, python = _make_venv(parent)
+    home = Path.home()
+    secret = home / f".cgm-sandbox-secret-{os.getpid()}"
+    secret.write_text("not for the sandbox")
+    script = _VENV_SCRIPT.replace("HOME", repr(str(home))).replace("SECRET", repr(str(secret)))
+    try:
+        completed = subprocess.run(
+            [str(python), "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        )
+    finally:
+        secret.unlink()
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    outcome = json.loads(completed.stdout.strip().splitlines()[-1])
+    passed, stdout, stderr = outcome["passing"]
+    assert passed, stderr
+    seen = json.loads(stdout)
+    assert seen["prefix"] == str(venv)  # the venv's own interpreter, not its base
+    assert seen["modules"] == ["venv", "pth"]  # its site-packages and its .pth entries
+    assert seen["secret"] is False  # the rest of the home directory stays hidden
+    assert secret.name not in seen["seen"]
+    failed, stdout, result = outcome["failing"]
+    assert not failed and json.loads(stdout)["modules"] == ["venv", "pth"]
+    assert result == "failed: "
+
+
+@needs_sandbox
+def test_venv_under_tmp():
+    parent = Path(tempfile.mkdtemp(prefix="cgm-venv-", dir="/tmp"))
+    try:
+        _run_through_venv(parent)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+@needs_sandbox
+def test_venv_in_the_home_directory():
+    cache = Path.home() / ".cache"
+    try:
+        cache.mkdir(exist_ok=True)
+        parent = Path(tempfile.mkdtemp(prefix="cgm-venv-", dir=cache))
+    except OSError as error:
+        pytest.skip(f"cannot create a folder in the home directory {cache}: {error}")
+    try:
+        _run_through_venv(parent)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+_UNPRIVILEGED_SCRIPT = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("cgm_sandbox", sys.argv[1])
+sandbox = importlib.util.module_from_spec(spec)
+sys.modules["cgm_sandbox"] = sandbox
+spec.loader.exec_module(sandbox)
+outcomes = {}
+programs = {
+    "passing": "import sys\\nprint(sys.prefix)\\nassert 1 + 1 == 2",
+    "failing": "assert 1 + 1 == 3",
+    "os_exit": "import os\\nos._exit(0)\\nassert 1 + 1 == 3",
+    "escape": "open(" + repr(sys.argv[2]) + ", 'w').write('x')",
+    "unmount": "import ctypes\\nassert ctypes.CDLL(None).umount2(b'/tmp', 2) == 0",
+}
+for name, program in programs.items():
+    try:
+        result = sandbox.run_program(program, timeout=5, allow_code_execution=True)
+    except RuntimeError as error:
+        print(json.dumps({"unavailable": str(error)}))
+        sys.exit(0)
+    outcomes[name] = [result.passed, result.stdout, list(result.isolation)]
+print(json.dumps(outcomes))
+"""
+
+
+def test_unprivileged_user_with_a_venv():
+    """Without root the sandbox uses a user namespace; run as the `nobody` user from a venv."""
+    if os.geteuid() != 0:
+        pytest.skip("switching to another user needs root; this run is unprivileged already")
+    setpriv = shutil.which("setpriv")
+    system_python = next(
+        (p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.path.exists(p)), None
+    )
+    if setpriv is None or system_python is None:
+        pytest.skip(f"needs setpriv ({setpriv}) and an interpreter outside /root ({system_python})")
+    as_nobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    work = Path(tempfile.mkdtemp(prefix="cgm-unprivileged-", dir="/tmp"))
+    try:
+        os.chmod(work, 0o755)
+        code = work / "code"
+        code.mkdir()
+        for name in ("sandbox.py", "_sandbox_child.py", "_sandbox_runner.py"):
+            shutil.copy(ROOT / "src" / "cgm_metrics" / "edit_sim" / name, code / name)
+        home = work / "home"
+        home.mkdir()
+        os.chown(home, 65534, 65534)
+        made = subprocess.run(
+            [*as_nobody, system_python, "-m", "venv", "--system-site-packages", "--without-pip",
+             str(home / "venv")],
+            capture_output=True, text=True, timeout=120,
+        )
+        if made.returncode != 0:
+            pytest.skip(f"{system_python} cannot make a venv as nobody: {made.stderr[-500:]}")
+        outside = Path(tempfile.mkdtemp(prefix=".cgm-unprivileged-probe-", dir=ROOT))
+        outside.chmod(0o777)  # writable for nobody on the host, read-only in the sandbox
+        target = outside / "escaped.txt"
+        completed = subprocess.run(
+            [*as_nobody, "env", f"HOME={home}", str(home / "venv" / "bin" / "python"), "-c",
+             _UNPRIVILEGED_SCRIPT, str(code / "sandbox.py"), str(target)],
+            capture_output=True, text=True, timeout=180, cwd=str(work),
+        )
+        assert completed.returncode == 0, completed.stderr[-3000:]
+        outcome = json.loads(completed.stdout.strip().splitlines()[-1])
+        if "unavailable" in outcome:
+            pytest.skip(outcome["unavailable"])
+        passed, stdout, isolation = outcome["passing"]
+        assert passed and stdout.strip() == str(home / "venv")
+        assert {"user_namespace", "pid_namespace", "network_namespace"} <= set(isolation)
+        assert outcome["failing"][0] is False and outcome["os_exit"][0] is False
+        assert outcome["escape"][0] is False and not target.exists()
+        assert outcome["unmount"][0] is False  # no capability over the run's own mounts
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        if "outside" in locals():
+            shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_without_namespaces_runs_only_when_asked_and_tricks_still_fail(monkeypatch):
+    """Where namespaces cannot exist (not Linux) the run is refused with that reason; with
+    require_isolation=False it runs with limits only, and a pass still needs the runner."""
+    monkeypatch.setattr(sys, "platform", "darwin")
+    with pytest.raises(RuntimeError, match="need Linux, and this is darwin.*require_isolation"):
+        run_program("pass", allow_code_execution=True)
+    honest = run_program(
+        "def f(x):\n    return x + 1\n" + FAILING_TEST,
+        timeout=2.0,
+        allow_code_execution=True,
+        require_isolation=False,
+    )
+    assert honest.passed and "pid_namespace" not in honest.isolation
+    for name in ("sys_exit", "os_exit", "atexit_os_exit", "excepthook_exit_0"):
+        result = run_program(
+            HOSTILE_CANDIDATES[name] + FAILING_TEST,
+            timeout=2.0,
+            allow_code_execution=True,
+            require_isolation=False,
+        )
+        assert not result.passed, name

@@ -1,23 +1,29 @@
 """The trusted side of the sandbox, run as its own interpreter by ``sandbox.py``.
 
 Usage: ``python -I _sandbox_child.py CONFIG_JSON`` with the program on the file named in the
-config, stdout/stderr already redirected and a status file open on the config's fd.
+config, the run's nonce on stdin, stdout/stderr already redirected and a status file open on
+the config's fd.
 
 Layout of one run (Linux, with the rights to create namespaces):
 
     launcher (this process, host side)    new mount, PID and network namespaces
-      └─ init (PID 1 of the new namespace) private /tmp, /var/tmp, /dev/shm, /proc; reaps
-           └─ worker                       rlimits, unprivileged uid, exec python program.py
+      └─ init (PID 1 of the new namespace) private /tmp, /var/tmp, /dev/shm, /proc, home
+           │                               hidden; interpreter paths bound back read-only
+           └─ worker                       rlimits, unprivileged uid, exec python -c RUNNER
 
 The launcher enforces the wall-clock limit by killing init; when init dies the kernel kills
 every process left in its PID namespace, so nothing the program started can outlive the run.
 The worker runs under a uid of its own, so RLIMIT_NPROC bounds its process count (the kernel
-does not apply it to root) and it cannot write to root's files. Standard library only.
+does not apply it to root) and it cannot write to root's files. The worker's interpreter runs
+``_sandbox_runner.py``, which executes the program and alone can vouch for a pass (the nonce on
+fd 3, the verdict on fd 4). Standard library only.
 """
 
 import ctypes
+import fcntl
 import json
 import os
+import re
 import resource
 import select
 import signal
@@ -25,6 +31,7 @@ import sys
 import time
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY = 1
@@ -35,8 +42,14 @@ MS_REMOUNT = 32
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_RELATIME = 1 << 21
 MNT_DETACH = 2
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+GRACE_SECONDS = 2.0  # interpreter start-up on a loaded machine, on top of the program's own limit
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sandbox_runner.py")) as _f:
+    RUNNER = _f.read()
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -80,44 +93,113 @@ def _hidden_ancestor(path):
     current = "/"
     for part in path.strip("/").split("/"):
         current = os.path.join(current, part)
-        if not os.stat(current).st_mode & 0o001:
-            return current
+        try:
+            if not os.stat(current).st_mode & 0o001:
+                return current
+        except OSError:
+            return None
     return None
 
 
+def _inside(path, root):
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _mount_flags(path):
+    """The flags a read-only bind remount of ``path`` must keep (in a user namespace the
+    kernel refuses to drop nosuid/nodev/noexec or change the atime mode of a mount)."""
+    flags = 0
+    try:
+        stat_flags = os.statvfs(path).f_flag
+    except OSError:
+        return flags
+    kept = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, MS_NOATIME))
+    kept += ((2048, MS_NODIRATIME), (4096, MS_RELATIME))
+    for stat_flag, mount_flag in kept:
+        if stat_flags & stat_flag:
+            flags |= mount_flag
+    return flags
+
+
+def _read_only(path):
+    mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _mount_flags(path))
+
+
+def _mount_points():
+    """Every mount point of this namespace, from /proc/self/mountinfo (octal escapes undone)."""
+    points = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) > 4:
+                points.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[4]))
+    return points
+
+
+def read_only_mounts():
+    """Make every mount read-only in this namespace (other file systems than the root's, such
+    as a separate /home or /work, included); /proc, /sys and /dev keep their own rules."""
+    for point in _mount_points():
+        if any(_inside(point, keep) for keep in ("/proc", "/sys", "/dev")):
+            continue
+        try:
+            _read_only(point)
+        except OSError:
+            pass  # an overmounted or vanished point; the one on top is remounted instead
+
+
 def prepare_filesystem(config):
-    """In the new mount namespace: private scratch dirs, the interpreter reachable, /proc."""
+    """In the new mount namespace: the interpreter and its packages visible read-only, the
+    home directory and the scratch directories replaced by empty file systems, own /proc.
+
+    Every path the interpreter needs (its prefixes, its executable's directory, every
+    ``sys.path`` entry) is opened before anything is covered and bound back afterwards from
+    that handle, so it may live anywhere: under /tmp, in the home directory, below a directory
+    the sandbox uid cannot enter.
+    """
     done = []
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    # The interpreter may live under a directory the sandbox uid cannot enter (e.g. /root):
-    # cover that directory with an empty tmpfs and bind the interpreter's tree back into it.
-    needed = sorted(set(config["interpreter_paths"]))
-    staging = os.path.join(config["host_dir"], "stage")
-    for index, path in enumerate(needed):
-        hidden = _hidden_ancestor(path)
-        if hidden is None:
-            continue
-        stage = f"{staging}{index}"
-        os.makedirs(stage, exist_ok=True)
-        mount(path, stage, None, MS_BIND | MS_REC)
-        if hidden not in done:
-            mount("tmpfs", hidden, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=1m")
-            done.append(hidden)
-        os.makedirs(path, exist_ok=True)
-        mount(stage, path, None, MS_BIND | MS_REC)
-        umount(stage)
-    for scratch in SCRATCH_DIRS:
-        if os.path.isdir(scratch) and not any(p.startswith(scratch + "/") for p in needed):
-            mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m")
-            done.append(scratch)
+    needed = sorted(set(config["visible_paths"]))
+    covers = {scratch: "mode=1777,size=64m" for scratch in SCRATCH_DIRS if os.path.isdir(scratch)}
+    for home in config["home_dirs"]:
+        if os.path.isdir(home) and home != "/":
+            covers.setdefault(home, "mode=755,size=1m")
+    if config["uid"] is not None:  # another uid must be able to reach every needed path
+        for path in needed:
+            hidden = _hidden_ancestor(path)
+            if hidden is not None:
+                covers.setdefault(hidden, "mode=755,size=1m")
+    # the topmost covers only: a cover inside another one is covered already
+    tops = [c for c in sorted(covers) if not any(o != c and _inside(c, o) for o in covers)]
+    rebind = [p for p in needed if any(_inside(p, top) for top in tops)]
+    handles = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in rebind}
+    read_only_mounts()
+    for top in tops:
+        mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, covers[top])
+        done.append(top)
+    for path in rebind:
+        if any(p != path and _inside(path, p) for p in rebind):
+            continue  # bound with its parent
+        if os.path.isdir(f"/proc/self/fd/{handles[path]}"):
+            os.makedirs(path, mode=0o755, exist_ok=True)
+        else:  # a zip archive on sys.path: bind the file onto an empty file
+            os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+        mount(f"/proc/self/fd/{handles[path]}", path, None, MS_BIND | MS_REC)
+        _read_only(path)
+    for handle in handles.values():
+        os.close(handle)
     try:
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         done.append("/proc")
     except OSError:
         pass
-    # Read-only view of the root file system, for this namespace only: MS_BIND makes the
-    # remount change this mount's flags, never the file system's (which would hit the host).
-    mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+    # Read-only views, for this namespace only: MS_BIND makes the remount change this mount's
+    # flags, never the file system's (which would hit the host).
+    _read_only("/")
+    for top in tops:
+        if top not in SCRATCH_DIRS:
+            _read_only(top)
     done.append("read_only_root")
     return done
 
@@ -136,8 +218,28 @@ def set_limits(config):
         resource.setrlimit(which, (soft, hard))
 
 
-def run_worker(config, workdir, program):
-    """The child that becomes the untrusted program. Never returns."""
+NESTED_UID = 1000
+
+
+def drop_to_nested_user():
+    """Without root the worker would be root of the run's user namespace, able to undo its
+    mounts; a nested user namespace in which it is an ordinary uid leaves it no capability
+    over them (and any namespace it makes itself sees them locked)."""
+    uid, gid = os.geteuid(), os.getegid()
+    unshare(CLONE_NEWUSER)
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"{NESTED_UID} {uid} 1"),
+        ("gid_map", f"{NESTED_UID} {gid} 1"),
+    ):
+        with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+            handle.write(text)
+    os.setresgid(NESTED_UID, NESTED_UID, NESTED_UID)
+    os.setresuid(NESTED_UID, NESTED_UID, NESTED_UID)
+
+
+def run_worker(config, workdir, program, channels):
+    """The child that becomes the interpreter of the untrusted program. Never returns."""
     try:
         os.setpgid(0, 0)
         os.chdir(workdir)
@@ -147,7 +249,15 @@ def run_worker(config, workdir, program):
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
         set_limits(config)
-        os.closerange(3, 1 << 16)
+        if config.get("user_namespace"):
+            drop_to_nested_user()
+        nonce_fd, verdict_fd = channels
+        # the runner's channels at fixed numbers: nonce on 3 (read once, closed before the
+        # program starts), verdict on 4; nothing else of the launcher stays open
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in (nonce_fd, verdict_fd)]
+        for target, fd in zip((3, 4), high, strict=True):
+            os.dup2(fd, target, inheritable=True)
+        os.closerange(5, 1 << 16)
         env = {
             "PATH": "/usr/bin:/bin",
             "HOME": workdir,
@@ -155,7 +265,8 @@ def run_worker(config, workdir, program):
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONHASHSEED": "0",
         }
-        os.execve(config["python"], [config["python"], "-I", "-B", program], env)
+        argv = [config["python"], "-I", "-B", "-c", RUNNER, program, repr(config["timeout"])]
+        os.execve(config["python"], argv, env)
     except BaseException as error:  # noqa: BLE001 - report anything, then die
         try:
             report(setup_error=f"worker: {error!r}")
@@ -164,7 +275,7 @@ def run_worker(config, workdir, program):
     os._exit(125)
 
 
-def run_init(config, source, isolated):
+def run_init(config, source, isolated, channels):
     """PID 1 of the new namespace (or the plain parent without namespaces)."""
     features = []
     if isolated:
@@ -182,7 +293,7 @@ def run_init(config, source, isolated):
     report(filesystem=features, workdir=workdir)
     worker = os.fork()
     if worker == 0:
-        run_worker(config, workdir, program)
+        run_worker(config, workdir, program, channels)
     status = None
     while True:  # reap everything; stop when the worker itself is done
         try:
@@ -227,18 +338,53 @@ def wait_with_timeout(pid, timeout):
             time.sleep(min(0.01, remaining))
 
 
+def enter_namespaces():
+    """New mount, PID and network namespaces; without root, inside a new user namespace in
+    which this user is root (so it may mount), as rootless containers do."""
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
+    features = ["mount_namespace", "pid_namespace", "network_namespace"]
+    if os.geteuid() == 0:
+        unshare(flags)
+        return features
+    uid, gid = os.geteuid(), os.getegid()
+    unshare(flags | CLONE_NEWUSER)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+            handle.write(text)
+    return ["user_namespace", *features]
+
+
+def open_channels(config):
+    """The nonce, read from stdin (never on a command line), on a pipe for the runner; and the
+    verdict file the runner writes to."""
+    nonce = os.read(0, 64).strip()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    if len(nonce) < 32:
+        raise ValueError("no nonce on stdin")
+    read_end, write_end = os.pipe()
+    os.write(write_end, nonce)
+    os.close(write_end)
+    verdict = os.open(
+        config["verdict_file"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600
+    )
+    return read_end, verdict
+
+
 def main():
     config = json.loads(sys.argv[1])
     _status_fd[0] = config["status_fd"]
     with open(config["program_file"], encoding="utf-8") as handle:
         source = handle.read()
+    channels = open_channels(config)
     isolation = []
     isolated = False
     if config["namespaces"]:
         try:
-            unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET)
+            isolation += enter_namespaces()
             isolated = True
-            isolation += ["mount_namespace", "pid_namespace", "network_namespace"]
+            config["user_namespace"] = "user_namespace" in isolation
         except (OSError, AttributeError) as error:
             report(namespace_error=str(error))
     if not isolated:
@@ -251,11 +397,13 @@ def main():
     init = os.fork()
     if init == 0:
         try:
-            run_init(config, source, isolated)
+            run_init(config, source, isolated, channels)
         except BaseException as error:  # noqa: BLE001
             report(setup_error=f"init: {error!r}")
         os._exit(125)
-    status = wait_with_timeout(init, config["timeout"])
+    for fd in channels:
+        os.close(fd)
+    status = wait_with_timeout(init, config["timeout"] + GRACE_SECONDS)
     if status is None:
         report(timed_out=True)
         os._exit(124)

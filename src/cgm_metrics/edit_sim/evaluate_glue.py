@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.inputs import check_inputs
 from .passk import pass_at_k
-from .sandbox import require_opt_in, run_tests
+from .sandbox import check_flag, require_opt_in, run_tests
 from .similarity import EditSimMetric, check_passed, check_unit
 
 
@@ -72,6 +72,8 @@ def compute_edit_sim(
     """EDIT-SIM, and with outcomes (given or from sandboxed tests) PASS, pass@k and COMBINED."""
     preds, refs = check_inputs(predictions, references)
     check_unit(unit)
+    return_per_sample = check_flag(return_per_sample, "return_per_sample")
+    check_flag(allow_code_execution, "allow_code_execution")
     if tests is not None:
         if passed is not None:
             raise ValueError("Give either `passed` (known outcomes) or `tests` (to run), not both.")

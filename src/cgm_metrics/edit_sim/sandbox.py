@@ -1,23 +1,32 @@
 """Run untrusted programs (generated code plus its unit tests) to obtain PASS, safely.
 
-Nothing runs unless the caller opts in with ``allow_code_execution=True`` or the environment
-variable ``HF_ALLOW_CODE_EVAL=1`` (the switch of evaluate's ``code_eval``).
+Nothing runs unless the caller opts in with ``allow_code_execution=True`` (a real boolean) or
+the environment variable ``HF_ALLOW_CODE_EVAL=1`` (the switch of evaluate's ``code_eval``).
 
-Each program runs in a fresh interpreter started by ``_sandbox_child.py``, which on Linux with
-the right to create namespaces (root, or CAP_SYS_ADMIN) gives it:
+Each program runs in a fresh interpreter started by ``_sandbox_child.py``, which on Linux gives
+it, as root or (for any other user) inside an unprivileged user namespace:
 
 - new PID, mount and network namespaces: no network at all (not even loopback), private
-  empty ``/tmp``, ``/var/tmp`` and ``/dev/shm``, its own ``/proc``; when the run ends or times
-  out, the namespace's init dies and the kernel kills every process the program started;
-- a uid of its own (not root), so it cannot write to the host's files and RLIMIT_NPROC bounds
-  its process count (fork bombs), which the kernel does not enforce for root;
+  empty ``/tmp``, ``/var/tmp`` and ``/dev/shm``, its own ``/proc``, every mount read-only, the
+  home directory hidden; the interpreter's prefixes and every ``sys.path`` entry (``.pth``
+  entries included) stay visible read-only wherever they live, so a virtualenv under ``/tmp``
+  or in the home directory works; when the run ends or times out, the namespace's init dies
+  and the kernel kills every process the program started;
+- a uid of its own (not root; without root, an ordinary uid of a nested user namespace), so it
+  cannot write to the host's files or undo the mounts, and RLIMIT_NPROC bounds its process
+  count (fork bombs);
 - CPU-time, address-space, process-count, file-size, open-file and core-dump limits, and a
   wall-clock timeout;
 - a temporary working directory, deleted with the run.
 
-Where namespaces are unavailable the run is refused (``require_isolation=True``, the default);
-with ``require_isolation=False`` it runs with the resource limits only, in its own process
-group, which is killed at the end (no network isolation, no uid change).
+A pass means the program text ran to its end: the runner (``_sandbox_runner.py``) then writes
+a per-run nonce, which the program never sees, to a channel of its own, and exits with 0.
+Exiting early with status 0, from the program or from any hook, thread or forked child, fails.
+
+Where namespaces are unavailable the run is refused with the real cause
+(``require_isolation=True``, the default); with ``require_isolation=False`` it runs with the
+resource limits only, in its own process group, which is killed at the end (no network
+isolation, no uid change).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import shutil
 import signal
 import subprocess
@@ -63,11 +73,32 @@ class ExecutionResult:
     duration: float  # wall-clock seconds
     leftover_processes: int  # processes still alive after the run, killed by the cleanup
     uid: int | None  # the run's own uid (None when not running as root)
+    result: str = ""  # as evaluate's code_eval: "passed", "timed out" or "failed: <error>"
+
+
+def check_flag(value: object, argument: str) -> bool:
+    """``value`` if it is a real boolean; a string such as "false" is an error, not a yes."""
+    if isinstance(value, bool) or type(value).__module__ == "numpy" and type(value).__name__ in (
+        "bool_",
+        "bool",
+    ):
+        return bool(value)
+    raise TypeError(
+        f"`{argument}` must be True or False, got {value!r} ({type(value).__name__}); pass the "
+        f"boolean itself (e.g. {argument}=True)"
+        + (
+            f', or set the environment variable {ENV_SWITCH}="1".'
+            if argument == "allow_code_execution"
+            else "."
+        )
+    )
 
 
 def code_execution_allowed(allow_code_execution: bool = False) -> bool:
     """True when the caller opted in, by argument or by ``HF_ALLOW_CODE_EVAL=1``."""
-    return bool(allow_code_execution) or os.environ.get(ENV_SWITCH, "") == "1"
+    return check_flag(allow_code_execution, "allow_code_execution") or (
+        os.environ.get(ENV_SWITCH, "") == "1"
+    )
 
 
 def require_opt_in(allow_code_execution: bool = False) -> None:
@@ -75,10 +106,77 @@ def require_opt_in(allow_code_execution: bool = False) -> None:
         raise ValueError(OPT_IN_MESSAGE)
 
 
-def _interpreter_paths() -> list[str]:
-    executable = os.path.realpath(sys.executable)
-    paths = {sys.base_prefix, sys.prefix, sys.exec_prefix, os.path.dirname(executable)}
-    return sorted(os.path.realpath(p) for p in paths)
+def _sysctl(name: str) -> str | None:
+    try:
+        with open("/proc/sys/" + name.replace(".", "/"), encoding="ascii") as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+def namespace_failure(error: str) -> str:
+    """Why the namespaces could not be created, with the machine's settings that decide it."""
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cause = (
+            "creating Linux mount, PID and network namespaces failed as root "
+            f"({error}): this process lacks CAP_SYS_ADMIN (e.g. a container without it)"
+        )
+    else:
+        settings = {
+            name: _sysctl(name)
+            for name in (
+                "user.max_user_namespaces",
+                "kernel.unprivileged_userns_clone",
+                "kernel.apparmor_restrict_unprivileged_userns",
+            )
+        }
+        shown = ", ".join(f"{k}={v}" for k, v in settings.items() if v is not None)
+        cause = (
+            f"unprivileged user namespaces are unavailable here ({error}"
+            + (f"; {shown}" if shown else "")
+            + "): the sandbox needs them to isolate a program without root"
+        )
+    return (
+        f"cannot isolate the program: {cause}. Run as root, enable unprivileged user "
+        "namespaces, or pass require_isolation=False to run with resource limits only."
+    )
+
+
+def _home_dirs() -> list[str]:
+    """The home directory (of $HOME and of the user database), hidden from every run."""
+    homes = {os.path.expanduser("~")}
+    try:
+        import pwd
+
+        homes.add(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError):
+        pass
+    return sorted({os.path.realpath(h) for h in homes if h and os.path.isabs(h)} - {"/"})
+
+
+def visible_paths() -> list[str]:
+    """What a run sees of the host beyond the read-only root: the interpreter's prefixes, its
+    executable's directory and every ``sys.path`` entry (``.pth`` entries included).
+
+    The current directory (``''``), the home directory itself and its ancestors are never among
+    them: the home directory shows only these paths.
+    """
+    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    candidates += [os.path.dirname(os.path.abspath(sys.executable))]
+    candidates += [os.path.dirname(os.path.realpath(sys.executable))]
+    candidates += [entry for entry in sys.path if isinstance(entry, str) and entry]
+    homes = _home_dirs()
+    found = set()
+    for candidate in candidates:
+        if not os.path.isabs(candidate) or not os.path.exists(candidate):
+            continue
+        for path in {os.path.abspath(candidate), os.path.realpath(candidate)}:
+            if path == "/" or any(h == path or h.startswith(path.rstrip("/") + "/") for h in homes):
+                continue  # the home directory or above it: would show everything
+            if path in ("/tmp", "/var/tmp", "/dev/shm", "/proc"):
+                continue
+            found.add(path)
+    return sorted(found)
 
 
 def processes_of(uid: int) -> list[int]:
@@ -119,6 +217,24 @@ def _tail(path: Path) -> str:
         return handle.read().decode("utf-8", errors="replace")
 
 
+def _verdict(path: Path, nonce: str) -> tuple[bool, str | None]:
+    """Whether the runner vouched for the run (the nonce line), and its last result line."""
+    vouched, result = False, None
+    with open(path, "rb") as handle:
+        data = handle.read(1 << 20)
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        if line == f"passed {nonce}":
+            vouched = True
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("result"), str):
+            result = record["result"]
+    return vouched, result
+
+
 def run_program(
     source: str,
     timeout: float = 3.0,
@@ -128,15 +244,22 @@ def run_program(
     require_isolation: bool = True,
     allow_code_execution: bool = False,
 ) -> ExecutionResult:
-    """Run the Python program ``source`` in the sandbox; it passes when it exits with 0.
+    """Run the Python program ``source`` in the sandbox.
+
+    It passes when its text ran to the end without an exception: the runner in the sandboxed
+    interpreter then writes a per-run secret to a channel the program never sees and exits
+    with 0. Exiting early with status 0 (``sys.exit``, ``os._exit``, hooks, threads, forked
+    children) is a failure, as in evaluate's code_eval. The program runs in a fresh namespace,
+    as in code_eval (``__name__`` is not ``"__main__"``).
 
     Raises ``ValueError`` without the opt-in, ``RuntimeError`` when the sandbox cannot be set
     up (e.g. no namespaces and ``require_isolation=True``).
     """
     require_opt_in(allow_code_execution)
+    require_isolation = check_flag(require_isolation, "require_isolation")
     if not isinstance(source, str):
         raise TypeError(f"`source` must be a string of Python code, got {type(source).__name__}.")
-    if not (isinstance(timeout, (int, float)) and 0 < timeout <= 3600):
+    if isinstance(timeout, bool) or not (isinstance(timeout, (int, float)) and 0 < timeout <= 3600):
         raise ValueError(f"`timeout` must be a number of seconds in (0, 3600], got {timeout!r}.")
     if os.name != "posix":
         raise NotImplementedError("Code execution is supported on POSIX systems only.")
@@ -144,6 +267,7 @@ def run_program(
     uid = None
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         uid = random.SystemRandom().randint(*_UID_RANGE)
+    nonce = secrets.token_hex(32)
     start = time.monotonic()
     process = None
     try:
@@ -151,17 +275,19 @@ def run_program(
         program_file.write_text(source, encoding="utf-8")
         config = {
             "program_file": str(program_file),
+            "verdict_file": str(host_dir / "verdict"),
             "host_dir": str(host_dir),
-            "python": os.path.realpath(sys.executable),
-            "interpreter_paths": _interpreter_paths(),
+            "python": os.path.abspath(sys.executable),  # not resolved: a venv's own python
+            "visible_paths": visible_paths(),
+            "home_dirs": _home_dirs(),
             "timeout": float(timeout),
-            "cpu_seconds": max(1, int(timeout + 0.999)),
+            "cpu_seconds": max(1, int(timeout + 0.999)) + 1,
             "memory_bytes": int(memory_mb) * 1024 * 1024,
             "max_processes": int(max_processes),
             "max_file_bytes": int(max_file_mb) * 1024 * 1024,
             "uid": uid,
             "namespaces": sys.platform.startswith("linux"),
-            "require_isolation": bool(require_isolation),
+            "require_isolation": require_isolation,
         }
         with (
             open(host_dir / "stdout", "wb") as out,
@@ -171,13 +297,18 @@ def run_program(
             config["status_fd"] = status.fileno()
             process = subprocess.Popen(
                 [sys.executable, "-I", "-B", str(CHILD_SCRIPT), json.dumps(config)],
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
                 stdout=out,
                 stderr=err,
                 pass_fds=(status.fileno(),),
                 start_new_session=True,
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
             )
+            try:
+                process.stdin.write(nonce.encode() + b"\n")  # never on a command line
+                process.stdin.close()
+            except BrokenPipeError:
+                pass
             try:
                 returncode = process.wait(timeout=timeout + 30)
             except subprocess.TimeoutExpired:  # the launcher itself hung: should not happen
@@ -188,25 +319,37 @@ def run_program(
         for line in (host_dir / "status").read_text(encoding="utf-8").splitlines():
             report.update(json.loads(line))
         if returncode == 126 and "namespace_error" in report:
+            raise RuntimeError(namespace_failure(report["namespace_error"]))
+        if returncode == 126 and "isolation" not in report and not config["namespaces"]:
             raise RuntimeError(
-                "cannot isolate the program (creating Linux namespaces failed: "
-                f"{report['namespace_error']}); run as root or with CAP_SYS_ADMIN, or pass "
-                "require_isolation=False to run it with resource limits only."
+                f"cannot isolate the program: the sandbox's namespaces need Linux, and this is "
+                f"{sys.platform}. Pass require_isolation=False to run with resource limits only."
             )
         if "setup_error" in report:
             raise RuntimeError(f"the sandbox could not be set up: {report['setup_error']}")
-        if returncode == 0:
-            status_name = "passed"
+        verdict_file = host_dir / "verdict"
+        vouched, result = _verdict(verdict_file, nonce) if verdict_file.exists() else (False, None)
+        passed = vouched and returncode == 0
+        if passed:
+            status_name, result = "passed", "passed"
         elif report.get("timed_out") or report.get("signal") == signal.SIGXCPU:
+            status_name, result = "timeout", "timed out"
+        elif result == "timed out":
             status_name = "timeout"
         elif returncode > 128:
             status_name = "killed"
+            result = f"failed: killed by signal {returncode - 128}"
         else:
             status_name = "failed"
+            if result is None or result == "passed":
+                result = (
+                    f"failed: the program ended (exit status {returncode}) before its "
+                    "tests ran to the end"
+                )
         isolation = tuple(report.get("isolation", [])) + tuple(report.get("filesystem", []))
         isolation += ("rlimits", "temporary_directory")
         return ExecutionResult(
-            passed=returncode == 0,
+            passed=passed,
             status=status_name,
             returncode=returncode,
             stdout=_tail(host_dir / "stdout"),
@@ -215,6 +358,7 @@ def run_program(
             duration=duration,
             leftover_processes=_cleanup(process, uid),
             uid=uid,
+            result=result,
         )
     finally:
         if process is not None:

@@ -1,0 +1,119 @@
+"""pass@k of generated code by running unit tests (Chen et al., 2021): evaluate's code_eval,
+call for call, with every program run in a sandbox."""
+
+import datasets
+import evaluate
+
+from cgm_metrics.edit_sim.code_eval import check_candidates, compute_code_eval
+
+_CITATION = """\
+@article{chen2021evaluating,
+  title={Evaluating Large Language Models Trained on Code},
+  author={Chen, Mark and Tworek, Jerry and Jun, Heewoo and Yuan, Qiming and others},
+  journal={arXiv preprint arXiv:2107.03374},
+  year={2021}
+}
+"""
+
+_DESCRIPTION = """\
+pass@k, the probability that at least one of k sampled programs passes its unit tests, with the
+unbiased estimator of Chen et al. (2021): 1 - C(n - c, k) / C(n, k) for a task with n candidates
+of which c pass, averaged over tasks. A drop-in for evaluate's code_eval (same arguments, same
+HF_ALLOW_CODE_EVAL opt-in, same (pass_at_k, results) return value), but every program runs in a
+sandbox: its own interpreter in new Linux PID, mount and network namespaces, under a uid of its
+own, with CPU, memory, process and file limits. A pass means the program text ran to its end:
+exiting early with status 0 is a failure. With `solutions`, EDIT-SIM and COMBINED
+(Dibia et al., 2023) are added.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of list of str): the candidate programs of each task.
+    references (list of str): one test program per task; a candidate's program is
+        `candidate + "\\n" + test`.
+    k (list of int): the k of pass@k (default [1, 10, 100]); a k larger than some task's
+        number of candidates is left out, as in code_eval (with a warning).
+    num_workers (int): programs run at the same time (default 4).
+    timeout (float): seconds each program may run (default 3.0).
+    solutions (list of str or list of list of str, optional): reference solution(s) per task;
+        adds "edit_sim" and "combined" (means over all candidates) to pass_at_k and "edit_sim"
+        to each result.
+    unit ("char" or "token"): the unit of EDIT-SIM (default "char").
+    allow_code_execution (bool): opt in by argument (True or False only); the environment
+        variable HF_ALLOW_CODE_EVAL="1" opts in as for code_eval.
+Returns:
+    pass_at_k (dict): "pass@k" -> mean estimate over tasks (0..1) for each k kept.
+    results (dict): task index -> list of (completion_id, result) with result a dict of
+        "task_id", "passed", "result" ("passed", "timed out" or "failed: <error>") and
+        "completion_id".
+Examples:
+    >>> code_eval = evaluate.load("cgm/code_eval")
+    >>> test_cases = ["assert add(2,3)==5"]
+    >>> candidates = [["def add(a,b): return a*b", "def add(a, b): return a+b"]]
+    >>> pass_at_k, results = code_eval.compute(references=test_cases, predictions=candidates,
+    ...                                        k=[1, 2], allow_code_execution=True)
+    >>> {key: float(value) for key, value in pass_at_k.items()}
+    {'pass@1': 0.5, 'pass@2': 1.0}
+    >>> [(result["completion_id"], result["passed"]) for _, result in results[0]]
+    [(0, False), (1, True)]
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class CodeEval(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Sequence(datasets.Value("string")),
+                    "references": datasets.Value("string"),
+                }
+            ),
+            homepage="https://github.com/openai/human-eval",
+            reference_urls=["https://arxiv.org/abs/2107.03374"],
+        )
+
+    # evaluate would turn a bare string into one-character candidates before _compute sees it
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """evaluate's add_batch, after checking that each task has a list of candidates."""
+        if predictions is not None:
+            check_candidates(predictions)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """evaluate's add, after checking that the task has a list of candidates."""
+        if prediction is not None:
+            check_candidates([prediction], argument="prediction")
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """evaluate's compute, after checking that each task has a list of candidates."""
+        if predictions is not None:
+            if len(check_candidates(predictions)) == 0:
+                raise ValueError("`predictions` is empty; give at least one task's candidates.")
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        k=[1, 10, 100],  # noqa: B006 - code_eval's default, never mutated
+        num_workers=4,
+        timeout=3.0,
+        solutions=None,
+        unit="char",
+        allow_code_execution=False,
+    ):
+        return compute_code_eval(
+            predictions,
+            references,
+            k=k,
+            num_workers=num_workers,
+            timeout=timeout,
+            solutions=solutions,
+            unit=unit,
+            allow_code_execution=allow_code_execution,
+        )

