@@ -34,7 +34,7 @@ def test_module_path_in_a_checkout():
     assert sorted(cgm_metrics.module_paths()) == MODULES
     for name in MODULES:
         assert Path(cgm_metrics.module_path(name)) == METRICS_DIR / name
-    with pytest.raises(ValueError, match="Available: chrf_code, codebleu"):
+    with pytest.raises(ValueError, match="Available: chrf_code, code_eval, codebleu"):
         cgm_metrics.module_path("bleurt")
 
 
