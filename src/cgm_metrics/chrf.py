@@ -280,6 +280,15 @@ class ChrfCodeMetric(Metric):
 
     # -- statistics -------------------------------------------------------------------------
 
+    def columns(self) -> tuple[str, ...]:
+        if self.average == "sentence":
+            return ("sentence_chrf", "count")
+        names = []
+        for kind, orders in (("char", self.char_order), ("word", self.word_order)):
+            for n in range(1, orders + 1):
+                names += [f"{kind}{n}_hyp", f"{kind}{n}_ref", f"{kind}{n}_match"]
+        return tuple(names)
+
     def _transform(self, text: str) -> str:
         if self.strip_comments:
             text = _strip_comments(text, self.language)

@@ -13,7 +13,7 @@ import scipy.stats
 from . import engine
 from .aggregation import AGGREGATIONS, aggregate
 from .data import GradedData, GradedInputError, check_grade_range, read_graded_jsonl
-from .statistics import ItemStatistics, corpus_bleu_metric, from_values, registry_metric
+from .statistics import ItemStatistics, from_values, registry_metric
 
 OUTCOMES = {0: "agree", 1: "type_i", 2: "type_ii", -1: "opposite"}
 DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
@@ -84,9 +84,10 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
         if name == "grade":
             continue
         if name == "bleu" and protocol == "evtikhiev2023" and have_text:
-            # the study's BLEU: corpus BLEU, code tokenizer, resampled from sacrebleu counts
-            out.append(corpus_bleu_metric(data.predictions, data.references,
-                                          data.scores.get("bleu")))
+            # the study's BLEU: corpus BLEU of the registry (code tokenizer), resampled from
+            # its statistics; the file's per-item BLEU stays the per-item value
+            out.append(registry_metric("bleu", data.predictions, data.references, lang,
+                                       data.scores.get("bleu")))
         elif name in data.scores:
             out.append(from_values(name, data.scores[name], "file"))
         else:
