@@ -341,7 +341,7 @@ def test_compare_graded_hearthstone_matches_significance_library(tmp_path):
     assert (pair["a"], pair["b"]) == ("gcnn", "nl2code")
     assert pair["p_value"] == pytest.approx(expected["p_value"])
     assert pair["p_adjusted"] == pytest.approx(expected["adjusted_p_value"])
-    assert pair["delta"] == pytest.approx(-expected["delta"])  # ours is A - B
+    assert pair["delta"] == pytest.approx(expected["delta"])  # b - a, the library's convention
     assert pair["verdict"] in result.stdout
     (row,) = list(csv.DictReader(table.open()))
     assert row["verdict"] == pair["verdict"]

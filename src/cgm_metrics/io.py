@@ -21,6 +21,7 @@ the line and the fix.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -265,3 +266,23 @@ def read_graded(path: str | Path) -> GradedData:
         predictions={s: [cells[s][i][0] for i in range(len(items))] for s in systems},
         grades={s: [cells[s][i][1] for i in range(len(items))] for s in systems},
     )
+
+
+def system_names(paths: Sequence[str | Path], names: Sequence[str] | None) -> list[str]:
+    """Names for system files: ``names`` if given, else the file stems (paths if stems
+    repeat)."""
+    if names:
+        if len(names) != len(paths):
+            raise InputError(
+                f"--names gives {len(names)} names for {len(paths)} system files; give one "
+                "name per file."
+            )
+        if len(set(names)) != len(names):
+            raise InputError("--names has repeated names; every system needs its own name.")
+        return list(names)
+    stems = [Path(p).stem for p in paths]
+    if len(set(stems)) == len(stems):
+        return stems
+    if len(set(paths)) != len(paths):
+        raise InputError("The same system file is given twice; give each system once.")
+    return [str(p) for p in paths]

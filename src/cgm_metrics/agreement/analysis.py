@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.stats
 
+from ..significance.multiple import CORRECTIONS, compare
 from . import engine
 from .aggregation import AGGREGATIONS, aggregate
 from .data import GradedData, GradedInputError, check_grade_range, read_graded_jsonl
@@ -249,8 +250,9 @@ def run_agreement(
     if aggregate_method not in AGGREGATIONS:
         raise ValueError(f"aggregate={aggregate_method!r} is not supported; choose one of "
                          f"{', '.join(AGGREGATIONS)}.")
-    if correction not in ("holm", "none"):
-        raise ValueError(f"correction={correction!r} is not supported; choose 'holm' or 'none'.")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction={correction!r} is not supported; choose one of "
+                         f"{', '.join(CORRECTIONS)}.")
     if not 0 < alpha < 0.5:
         raise ValueError(f"alpha={alpha!r} must lie in (0, 0.5), e.g. 0.05.")
     if isinstance(data, (str, Path)):
@@ -285,47 +287,47 @@ def run_agreement(
     names = [m.name for m in models]
 
     indices = engine.resample_indices(data.n_items, n_resamples, protocol, seed)
-    counts = engine.count_matrix(indices, data.n_items)
     exact = protocol == "evtikhiev2023"
     full: dict[str, np.ndarray] = {}
     boot: dict[str, np.ndarray] = {}
-    for metric in all_metrics:
-        full[metric.name], boot[metric.name] = engine.bootstrap_scores(
-            metric, models, indices, counts, exact)
-
     pair_probabilities: dict = {m: {} for m in names}
     model_scores: dict = {m: {} for m in names}
     decision: dict[str, np.ndarray] = {}
     point: dict[str, np.ndarray] = {}
     k = round(alpha * n_resamples / 2)
     for metric in all_metrics:
-        b = boot[metric.name]
-        wins = engine.win_fractions(b)
-        ordered = np.sort(b, axis=1)
         if exact:
+            full[metric.name], b = engine.published_bootstrap(metric, models, indices)
+            ordered = np.sort(b, axis=1)
             point[metric.name] = ordered[:, round(n_resamples / 2)]
             lows, highs = ordered[:, k], ordered[:, -k]
+            decision[metric.name] = engine.win_fractions(b)
         else:
+            stats = engine.model_statistics(metric, models)
+            comparison = compare(
+                dict(zip(names, stats, strict=True)), metric, n_resamples=n_resamples,
+                seed=seed, alpha=alpha, correction=correction, confidence=1 - alpha,
+                p_values="normal", indices=indices,
+            )
+            full[metric.name] = np.array([comparison.scores[m]["score"] for m in names])
+            b = np.stack([comparison.resamples[m] for m in names])
             point[metric.name] = full[metric.name]
-            lows = np.quantile(b, alpha / 2, axis=1)
-            highs = np.quantile(b, 1 - alpha / 2, axis=1)
+            lows = np.array([comparison.scores[m]["ci"][0] for m in names])
+            highs = np.array([comparison.scores[m]["ci"][1] for m in names])
+            index = {m: i for i, m in enumerate(names)}
+            p = np.ones((len(names), len(names)))
+            for pair in comparison.pairs:
+                i, j = index[pair.system_a], index[pair.system_b]
+                p[i, j] = p[j, i] = pair.adjusted_p_value
+            decision[metric.name] = p
+        boot[metric.name] = b
+        wins = engine.win_fractions(b) if not exact else decision[metric.name]
         for i, m1 in enumerate(names):
             model_scores[m1][metric.name] = {"score": float(point[metric.name][i]),
                                              "low": float(lows[i]), "high": float(highs[i])}
             for j, m2 in enumerate(names):
                 if i != j:
                     pair_probabilities[m1].setdefault(m2, {})[metric.name] = float(wins[i, j])
-        if exact:
-            decision[metric.name] = wins
-        else:
-            p = engine.two_sided_p_values(b, full[metric.name])
-            if correction == "holm":
-                upper = np.triu_indices(len(names), 1)
-                adjusted = np.ones_like(p)
-                adjusted[upper] = engine.holm(p[upper])
-                adjusted.T[upper] = adjusted[upper]
-                p = adjusted
-            decision[metric.name] = p
 
     pairs: list[dict] = []
     table: dict[str, list[dict]] = {}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+
 @dataclass
 class ItemStatistics:
     """Statistics of one metric: ``stats[system, item, k]`` and ``score(summed[..., k])``.
@@ -30,6 +31,14 @@ class ItemStatistics:
     points: float
     item_values: np.ndarray
     source: str  # "file", "registry:<signature>", "human"
+    higher_is_better: bool = True
+
+    def score_from_statistics(self, summed: np.ndarray) -> np.ndarray:
+        """The score of (summed) rows: what the significance library resamples."""
+        return self.score(summed)
+
+    def signature(self) -> str:
+        return f"{self.name}|source:{self.source}"
 
 
 def from_values(name: str, values: np.ndarray, source: str) -> ItemStatistics:

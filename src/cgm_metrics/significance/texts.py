@@ -19,6 +19,7 @@ from .paired import (
     check_probability,
     check_resamples,
     check_seed,
+    higher_is_better,
     metric_signature,
     run_paired,
     with_human,
@@ -144,5 +145,6 @@ def paired_test_texts(
         return with_human(result, human_a, human_b, resolved)
     stats_a, stats_b = system_statistics(resolved, [preds_a, preds_b], refs)
     result = run_paired(resolved.score_from_statistics, stats_a, stats_b, metric_signature(resolved),
-                        method, n_resamples, seed, alpha, confidence)
+                        method, n_resamples, seed, alpha, confidence, ("a", "b"),
+                        higher_is_better(resolved))
     return with_human(result, human_a, human_b, resolved)
