@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import scipy.stats
 
+from ..core.languages import resolve_language
+from ..io import InputError
 from ..significance.multiple import CORRECTIONS, compare
 from . import engine
 from .aggregation import AGGREGATIONS, aggregate
@@ -87,8 +89,7 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
         if name == "bleu" and protocol == "evtikhiev2023" and have_text:
             # the study's BLEU: corpus BLEU of the registry (code tokenizer), resampled from
             # its statistics; the file's per-item BLEU stays the per-item value
-            out.append(registry_metric("bleu", data.predictions, data.references, lang,
-                                       data.scores.get("bleu")))
+            out.append(_computed("bleu", data, lang, data.scores.get("bleu")))
         elif name in data.scores:
             out.append(from_values(name, data.scores[name], "file"))
         else:
@@ -105,7 +106,7 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
                     f" or none) nor a registered metric ({', '.join(registered())})."
                 )
             try:
-                out.append(registry_metric(name, data.predictions, data.references, lang))
+                out.append(_computed(name, data, lang))
             except ImportError as error:
                 if names is not None:
                     raise GradedInputError(f"metric {name!r} is not available in this "
@@ -114,6 +115,16 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
         raise GradedInputError("no metric to compare with the human grades: give 'scores' in "
                                "the rows or name registered metrics (--metrics).")
     return out
+
+
+def _computed(name: str, data: GradedData, lang: str,
+              item_values: np.ndarray | None = None) -> ItemStatistics:
+    """A registry metric on the rows' texts; what the user can fix is a GradedInputError."""
+    assert data.predictions is not None and data.references is not None
+    try:
+        return registry_metric(name, data.predictions, data.references, lang, item_values)
+    except (ValueError, TypeError) as error:
+        raise GradedInputError(f"metric {name!r} cannot score the rows: {error}") from None
 
 
 def _verdict(p_or_fraction: float, protocol: str, alpha: float, delta: float) -> int:
@@ -245,31 +256,35 @@ def run_agreement(
 ) -> AgreementResult:
     """Metric-human agreement of graded outputs (see the package docstring)."""
     if protocol not in engine.PROTOCOLS:
-        raise ValueError(f"protocol={protocol!r} is not supported; choose one of "
+        raise InputError(f"protocol={protocol!r} is not supported; choose one of "
                          f"{', '.join(engine.PROTOCOLS)}.")
     if aggregate_method not in AGGREGATIONS:
-        raise ValueError(f"aggregate={aggregate_method!r} is not supported; choose one of "
+        raise InputError(f"aggregate={aggregate_method!r} is not supported; choose one of "
                          f"{', '.join(AGGREGATIONS)}.")
     if correction not in CORRECTIONS:
-        raise ValueError(f"correction={correction!r} is not supported; choose one of "
+        raise InputError(f"correction={correction!r} is not supported; choose one of "
                          f"{', '.join(CORRECTIONS)}.")
     if not 0 < alpha < 0.5:
-        raise ValueError(f"alpha={alpha!r} must lie in (0, 0.5), e.g. 0.05.")
+        raise InputError(f"alpha={alpha!r} must lie in (0, 0.5), e.g. 0.05.")
+    try:
+        lang = resolve_language(lang).name
+    except (TypeError, ValueError) as error:
+        raise InputError(str(error)) from None
     if isinstance(data, (str, Path)):
         data = read_graded_jsonl(data)
     low, high = grade_range
     if not high > low:
-        raise ValueError(f"grade_range={grade_range!r}: the upper end must exceed the lower.")
+        raise InputError(f"grade_range={grade_range!r}: the upper end must exceed the lower.")
     check_grade_range(data, low, high)
     if n_resamples is None:
         n_resamples = 500 if protocol == "evtikhiev2023" else 1000
     if not isinstance(n_resamples, int) or n_resamples < 20:
-        raise ValueError(f"n_resamples={n_resamples!r} must be an integer >= 20.")
+        raise InputError(f"n_resamples={n_resamples!r} must be an integer >= 20.")
     if seed is None:
         seed = 42 if protocol == "evtikhiev2023" else 12345
     bins = tuple(bins) if bins is not None else engine.CONALA_BINS
     if len(bins) < 2 or any(b <= a for a, b in pairwise(bins)):
-        raise ValueError(f"bins={bins!r} must be increasing edges, e.g. (0, 2, 5, 10, 100).")
+        raise InputError(f"bins={bins!r} must be increasing edges, e.g. (0, 2, 5, 10, 100).")
 
     grades, used_aggregate = _human_grades(data, aggregate_method)
     human = from_values("grade", grades, "human")
