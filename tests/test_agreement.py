@@ -284,3 +284,32 @@ def test_command_bad_input_exit_code(tmp_path):
     done = _command("agreement", str(path))
     assert done.returncode == 1
     assert "line 1" in done.stderr and "Traceback" not in done.stderr
+
+
+# ----------------------------------------------------------------- correlations
+
+
+def test_row_correlations_equal_scipy():
+    import scipy.stats
+
+    from cgm_metrics.agreement.correlation import (
+        average_ranks,
+        dense_codes,
+        kendall_rows,
+        pearson_rows,
+        spearman_rows,
+    )
+
+    rng = np.random.default_rng(4)
+    for n, levels in ((30, 5), (400, 5), (60, 1000)):
+        x = rng.integers(0, levels, size=(12, n)).astype(float)  # ties, as human grades
+        y = np.round(rng.random((12, n)) + 0.1 * x, 2)  # ties in the metric, too
+        expected = [scipy.stats.kendalltau(a, b)[0] for a, b in zip(x, y, strict=True)]
+        assert kendall_rows(x, y).tolist() == expected  # same counts, same arithmetic
+        assert kendall_rows(dense_codes(x), dense_codes(y)).tolist() == expected
+        assert np.array_equal(average_ranks(y), scipy.stats.rankdata(y, axis=1))
+        spearman = [scipy.stats.spearmanr(a, b)[0] for a, b in zip(x, y, strict=True)]
+        assert spearman_rows(x, y) == pytest.approx(spearman, rel=1e-12)
+        pearson = [scipy.stats.pearsonr(a, b)[0] for a, b in zip(x, y, strict=True)]
+        assert pearson_rows(x, y) == pytest.approx(pearson, rel=1e-12)
+    assert np.isnan(kendall_rows(np.ones((1, 5)), rng.random((1, 5)))[0])

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .metric import Metric
+if TYPE_CHECKING:
+    from .metric import Metric
 
 _REGISTRY: dict[str, str] = {
     "chrf_code": "cgm_metrics.chrf:ChrfCodeMetric",

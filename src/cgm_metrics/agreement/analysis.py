@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.stats
 
 from ..core.languages import resolve_language
 from ..io import InputError
+from ..significance import resampling
 from ..significance.multiple import CORRECTIONS, compare
 from . import engine
 from .aggregation import AGGREGATIONS, aggregate
+from .correlation import dense_codes, kendall_rows, pearson_rows, spearman_rows
 from .data import GradedData, GradedInputError, check_grade_range, read_graded_jsonl
 from .statistics import ItemStatistics, from_values, registry_metric
 
@@ -159,33 +160,10 @@ def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
                   human_boot: np.ndarray, metric_boot: dict[str, np.ndarray],
                   n_resamples: int, seed: int, alpha: float) -> dict:
     """Per-item (real systems' cells) and per-system (all models) correlations with CIs."""
-    rng = np.random.default_rng(seed)
-    n_systems, n_items = human_items.shape
-    item_draws = rng.integers(0, n_items, size=(n_resamples, n_items))
+    n_items = human_items.shape[1]
+    item_draws = resampling.bootstrap_indices(n_items, n_resamples, seed)
     lo_q, hi_q = alpha / 2, 1 - alpha / 2
     result: dict[str, dict] = {"per_item": {}, "per_system": {}}
-
-    def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        x = x - x.mean(axis=1, keepdims=True)
-        y = y - y.mean(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (x * y).sum(1) / np.sqrt((x * x).sum(1) * (y * y).sum(1))
-
-    def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        n = x.shape[1]
-        if n > 400:  # pair matrices get large: scipy per resample
-            return np.array([scipy.stats.kendalltau(a, b)[0] for a, b in zip(x, y, strict=True)])
-        first, second = np.triu_indices(n, 1)
-        out = np.empty(x.shape[0])
-        step = max(1, 2_000_000 // max(1, len(first)))
-        for start in range(0, x.shape[0], step):
-            sx = np.sign(x[start:start + step, first] - x[start:start + step, second])
-            sy = np.sign(y[start:start + step, first] - y[start:start + step, second])
-            untied_x = np.count_nonzero(sx, axis=1)
-            untied_y = np.count_nonzero(sy, axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[start:start + step] = (sx * sy).sum(1) / np.sqrt(untied_x * untied_y)
-        return out
 
     def summary(point: float, draws: np.ndarray) -> dict:
         draws = draws[np.isfinite(draws)]
@@ -195,46 +173,35 @@ def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
                 "high": float(np.quantile(draws, hi_q))}
 
     draw = np.arange(min(n_resamples, human_boot.shape[1]))  # the first resamples
+
+    def entry(point_x: np.ndarray, point_y: np.ndarray, boot_x: np.ndarray,
+              boot_y: np.ndarray, ranks: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
+        """``ranks``: integer codes of the resampled rows (rank correlations need only those)."""
+        ok = bool(np.ptp(point_x) > 0 and np.ptp(point_y) > 0)
+        rank_x, rank_y = ranks if ranks is not None else (boot_x, boot_y)
+        out = {}
+        for kind, function, rows in (("pearson", pearson_rows, (boot_x, boot_y)),
+                                     ("spearman", spearman_rows, (rank_x, rank_y)),
+                                     ("kendall", kendall_rows, (rank_x, rank_y))):
+            value = float(function(point_x[None], point_y[None])[0]) if ok else np.nan
+            out[kind] = summary(value, function(*rows))
+        out["n"] = int(point_x.size)
+        return out
+
     hx = human_items.T  # [item, system]
+    hx_codes = dense_codes(hx)
     for name, values in metric_items.items():
         mx = values.T
-        flat_h, flat_m = hx.ravel(), mx.ravel()
-        bh = hx[item_draws].reshape(n_resamples, -1)
-        bm = mx[item_draws].reshape(n_resamples, -1)
-        entry = {}
-        with np.errstate(invalid="ignore", divide="ignore"):
-            entry["pearson"] = summary(scipy.stats.pearsonr(flat_h, flat_m)[0]
-                                       if np.ptp(flat_h) and np.ptp(flat_m) else np.nan,
-                                       pearson_rows(bh, bm))
-            entry["spearman"] = summary(
-                scipy.stats.spearmanr(flat_h, flat_m)[0] if np.ptp(flat_h) and np.ptp(flat_m)
-                else np.nan,
-                pearson_rows(scipy.stats.rankdata(bh, axis=1), scipy.stats.rankdata(bm, axis=1)),
-            )
-            entry["kendall"] = summary(
-                scipy.stats.kendalltau(flat_h, flat_m)[0] if np.ptp(flat_h) and np.ptp(flat_m)
-                else np.nan,
-                kendall_rows(bh, bm),
-            )
-        entry["n"] = int(flat_h.size)
-        result["per_item"][name] = entry
+        mx_codes = dense_codes(mx)
+        result["per_item"][name] = entry(
+            hx.ravel(), mx.ravel(), hx[item_draws].reshape(n_resamples, -1),
+            mx[item_draws].reshape(n_resamples, -1),
+            (hx_codes[item_draws].reshape(n_resamples, -1),
+             mx_codes[item_draws].reshape(n_resamples, -1)))
     for name, scores in metric_models.items():
-        hb, mb = human_boot.T[draw], metric_boot[name].T[draw]  # [resample, model]
-        entry = {}
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ok = np.ptp(human_models) > 0 and np.ptp(scores) > 0
-            entry["pearson"] = summary(scipy.stats.pearsonr(human_models, scores)[0]
-                                       if ok else np.nan, pearson_rows(hb, mb))
-            entry["spearman"] = summary(
-                scipy.stats.spearmanr(human_models, scores)[0] if ok else np.nan,
-                pearson_rows(scipy.stats.rankdata(hb, axis=1), scipy.stats.rankdata(mb, axis=1)),
-            )
-            entry["kendall"] = summary(
-                scipy.stats.kendalltau(human_models, scores)[0] if ok else np.nan,
-                kendall_rows(hb, mb),
-            )
-        entry["n"] = int(len(scores))
-        result["per_system"][name] = entry
+        result["per_system"][name] = entry(
+            np.asarray(human_models, dtype=np.float64), np.asarray(scores, dtype=np.float64),
+            human_boot.T[draw], metric_boot[name].T[draw])  # [resample, model]
     return result
 
 

@@ -11,9 +11,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..formatting import format_p, format_value
 from ..io import (
@@ -26,6 +24,9 @@ from ..io import (
     read_references,
     system_names,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["format_p", "format_value", "system_names"]  # shared with the Space via the library
 
@@ -373,6 +374,8 @@ def table(
 
 
 def to_jsonable(value: Any) -> Any:
+    import numpy as np
+
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -4,13 +4,15 @@ detectable difference."""
 from __future__ import annotations
 
 import argparse
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..formatting import matrix_rows
 from ..io import InputError
 from . import _common as common
 from . import score as score_command
+
+if TYPE_CHECKING:
+    import numpy as np
 
 METHODS = ("paired_bootstrap", "approximate_randomization")
 CORRECTIONS = ("holm", "bh")
