@@ -15,7 +15,13 @@ from ..significance import resampling
 from ..significance.multiple import CORRECTIONS, compare
 from . import engine
 from .aggregation import AGGREGATIONS, aggregate
-from .correlation import dense_codes, kendall_rows, pearson_rows, spearman_rows
+from .correlation import (
+    average_ranks,
+    dense_codes,
+    kendall_rows,
+    pearson_rows,
+    spearman_rows,
+)
 from .data import GradedData, GradedInputError, check_grade_range, read_graded_jsonl
 from .statistics import ItemStatistics, from_values, registry_metric
 
@@ -128,27 +134,21 @@ def _computed(name: str, data: GradedData, lang: str,
         raise GradedInputError(f"metric {name!r} cannot score the rows: {error}") from None
 
 
-def _verdict(p_or_fraction: float, protocol: str, alpha: float, delta: float) -> int:
-    """+1 / -1 (significantly better / worse) or 0."""
-    if protocol == "evtikhiev2023":
-        if p_or_fraction >= 1 - alpha:
-            return 1
-        if p_or_fraction <= alpha:
-            return -1
-        return 0
-    if p_or_fraction < alpha:
-        return 1 if delta > 0 else -1 if delta < 0 else 0
-    return 0
+def _verdicts(decision: np.ndarray, protocol: str, alpha: float,
+              delta: np.ndarray) -> np.ndarray:
+    """+1 / -1 (the later model significantly better / worse) or 0, for every pair."""
+    if protocol == "evtikhiev2023":  # win fractions of the later model
+        return np.where(decision >= 1 - alpha, 1, np.where(decision <= alpha, -1, 0))
+    return np.where(decision < alpha, np.sign(delta), 0).astype(np.int64)
 
 
-def _outcome(human: int, metric: int) -> int:
-    if human == 0 and metric != 0:
-        return 1
-    if human != 0 and metric == 0:
-        return 2
-    if human != 0 and metric != 0 and human != metric:
-        return -1
-    return 0
+def _outcomes(human: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    """0 agree, 1 Type-I (only the metric sees a difference), 2 Type-II (only the humans),
+    -1 opposite directions."""
+    return np.select(
+        [(human == 0) & (metric != 0), (human != 0) & (metric == 0),
+         (human != 0) & (metric != 0) & (human != metric)],
+        [1, 2, -1], 0)
 
 
 def _bin_label(lo: float, hi: float) -> str:
@@ -175,33 +175,42 @@ def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
     draw = np.arange(min(n_resamples, human_boot.shape[1]))  # the first resamples
 
     def entry(point_x: np.ndarray, point_y: np.ndarray, boot_x: np.ndarray,
-              boot_y: np.ndarray, ranks: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
-        """``ranks``: integer codes of the resampled rows (rank correlations need only those)."""
+              boot_y: np.ndarray, codes: tuple[np.ndarray, np.ndarray],
+              ranks_x: np.ndarray) -> dict:
+        """Correlations of the points with intervals from the resampled rows; ``codes`` of
+        the rows and the average ranks of x rows serve the rank correlations."""
         ok = bool(np.ptp(point_x) > 0 and np.ptp(point_y) > 0)
-        rank_x, rank_y = ranks if ranks is not None else (boot_x, boot_y)
+        draws = {
+            "pearson": pearson_rows(boot_x, boot_y),
+            "spearman": pearson_rows(ranks_x, average_ranks(codes[1])),
+            "kendall": kendall_rows(*codes),
+        }
         out = {}
-        for kind, function, rows in (("pearson", pearson_rows, (boot_x, boot_y)),
-                                     ("spearman", spearman_rows, (rank_x, rank_y)),
-                                     ("kendall", kendall_rows, (rank_x, rank_y))):
+        for kind, function in (("pearson", pearson_rows), ("spearman", spearman_rows),
+                               ("kendall", kendall_rows)):
             value = float(function(point_x[None], point_y[None])[0]) if ok else np.nan
-            out[kind] = summary(value, function(*rows))
+            out[kind] = summary(value, draws[kind])
         out["n"] = int(point_x.size)
         return out
 
     hx = human_items.T  # [item, system]
-    hx_codes = dense_codes(hx)
+    # the human side of the per-item rows is the same for every metric: coded and ranked once
+    human_rows = hx[item_draws].reshape(n_resamples, -1)
+    human_codes = dense_codes(hx)[item_draws].reshape(n_resamples, -1)
+    human_ranks = average_ranks(human_codes)
     for name, values in metric_items.items():
         mx = values.T
-        mx_codes = dense_codes(mx)
+        metric_codes = dense_codes(mx)[item_draws].reshape(n_resamples, -1)
         result["per_item"][name] = entry(
-            hx.ravel(), mx.ravel(), hx[item_draws].reshape(n_resamples, -1),
-            mx[item_draws].reshape(n_resamples, -1),
-            (hx_codes[item_draws].reshape(n_resamples, -1),
-             mx_codes[item_draws].reshape(n_resamples, -1)))
+            hx.ravel(), mx.ravel(), human_rows, mx[item_draws].reshape(n_resamples, -1),
+            (human_codes, metric_codes), human_ranks)
+    human_system = human_boot.T[draw]  # [resample, model]
+    system_ranks = average_ranks(human_system)
     for name, scores in metric_models.items():
+        metric_system = metric_boot[name].T[draw]
         result["per_system"][name] = entry(
             np.asarray(human_models, dtype=np.float64), np.asarray(scores, dtype=np.float64),
-            human_boot.T[draw], metric_boot[name].T[draw])  # [resample, model]
+            human_system, metric_system, (human_system, metric_system), system_ranks)
     return result
 
 
@@ -314,40 +323,49 @@ def run_agreement(
     pairs: list[dict] = []
     table: dict[str, list[dict]] = {}
     labels = [_bin_label(lo, hi) for lo, hi in pairwise(bins)]
+    # every unordered pair once: model_a is the earlier model (the baseline), model_b the
+    # later one, deltas are b - a and a verdict +1 means b is significantly better
+    later, earlier = np.tril_indices(len(names), -1)
+    order = np.lexsort((earlier, later))
+    later, earlier = later[order], earlier[order]
+    d_human = point["grade"][later] - point["grade"][earlier]
+    v_human = _verdicts(decision["grade"][later, earlier], protocol, alpha, d_human)
     for metric in metric_stats:
+        d_metric = point[metric.name][later] - point[metric.name][earlier]
+        v_metric = _verdicts(decision[metric.name][later, earlier], protocol, alpha, d_metric)
+        outcome = _outcomes(v_human, v_metric)
+        delta_points = np.abs(d_metric) * metric.points
+        bucket = np.floor(delta_points) if exact else delta_points  # the study's int()
+        edges = np.asarray(bins, dtype=np.float64)
+        index = np.searchsorted(edges, bucket, side="right") - 1  # lo <= bucket < hi
+        index = np.where((index >= 0) & (index < len(labels)), index, -1)
         rows = {label: {"bin": label, "pairs": 0, "significant": 0, "not_significant": 0,
                         "mismatches": 0, "type_i": 0, "type_ii": 0, "opposite": 0}
                 for label in labels + ["all"]}
-        for i in range(len(names)):
-            for j in range(i):
-                d_metric = float(point[metric.name][i] - point[metric.name][j])
-                d_human = float(point["grade"][i] - point["grade"][j])
-                v_metric = _verdict(decision[metric.name][i, j], protocol, alpha, d_metric)
-                v_human = _verdict(decision["grade"][i, j], protocol, alpha, d_human)
-                outcome = _outcome(v_human, v_metric)
-                delta_points = abs(d_metric) * metric.points
-                bucket = int(delta_points) if exact else delta_points
-                label = next((lab for lab, lo, hi in zip(labels, bins, bins[1:], strict=False)
-                              if lo <= bucket < hi), None)
-                pairs.append({
-                    "model_a": names[i], "model_b": names[j], "metric": metric.name,
-                    "metric_delta": d_metric, "human_delta": d_human,
-                    "metric_delta_points": d_metric * metric.points,
-                    "human_delta_points": d_human * human.points,
-                    "metric_verdict": v_metric, "human_verdict": v_human,
-                    "outcome": OUTCOMES[outcome], "bin": label,
-                })
-                for key in ([label] if label else []) + ["all"]:
-                    row = rows[key]
-                    row["pairs"] += 1
-                    row["significant" if v_metric else "not_significant"] += 1
-                    if outcome:
-                        row["mismatches"] += 1
-                        row["type_ii" if outcome == 2 else "type_i"] += 1
-                        row["opposite"] += outcome == -1
-        for row in rows.values():
+        for key, chosen in [(label, index == k) for k, label in enumerate(labels)] + [
+                ("all", np.ones(len(index), dtype=bool))]:
+            row = rows[key]
+            row["pairs"] = int(chosen.sum())
+            row["significant"] = int((chosen & (v_metric != 0)).sum())
+            row["not_significant"] = row["pairs"] - row["significant"]
+            row["mismatches"] = int((chosen & (outcome != 0)).sum())
+            row["type_ii"] = int((chosen & (outcome == 2)).sum())
+            row["type_i"] = row["mismatches"] - row["type_ii"]
+            row["opposite"] = int((chosen & (outcome == -1)).sum())
             row["mismatch_rate"] = row["mismatches"] / row["pairs"] if row["pairs"] else None
         table[metric.name] = list(rows.values())
+        metric_points, human_points = metric.points, human.points
+        pairs.extend(
+            {"model_a": names[a], "model_b": names[b], "metric": metric.name,
+             "metric_delta": dm, "human_delta": dh,
+             "metric_delta_points": dm * metric_points, "human_delta_points": dh * human_points,
+             "metric_verdict": vm, "human_verdict": vh, "outcome": OUTCOMES[oc],
+             "bin": labels[k] if k >= 0 else None}
+            for a, b, dm, dh, vm, vh, oc, k in zip(
+                earlier.tolist(), later.tolist(), d_metric.tolist(), d_human.tolist(),
+                v_metric.tolist(), v_human.tolist(), outcome.tolist(), index.tolist(),
+                strict=True)
+        )
 
     corr = {}
     if correlations:
