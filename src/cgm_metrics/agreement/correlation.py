@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 _MAX_LEVELS = 64  # distinct values of x (or y) counted level by level; beyond: pairwise
+_MAX_BINS = 4_000_000  # rows x codes counted with one bincount; beyond: sort the rows
 
 
 def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -56,7 +57,7 @@ def average_ranks(x: np.ndarray) -> np.ndarray:
     rows, n = x.shape
     codes, size = _codes(x)
     keys = codes + (np.arange(rows, dtype=np.int64) * size)[:, None]
-    counts = np.bincount(keys.ravel(), minlength=rows * size).reshape(rows, size)
+    counts = _row_counts(codes, size)
     smaller = np.cumsum(counts, axis=1) - counts
     average = smaller + (counts + 1) / 2.0
     return average.ravel()[keys]
@@ -66,15 +67,26 @@ def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return pearson_rows(average_ranks(x), average_ranks(y))
 
 
-def _tied_pairs(ordered: np.ndarray) -> np.ndarray:
-    """Per sorted row, the pairs of equal elements: each pairs with the earlier ones of its
-    run of equal values."""
-    rows, n = ordered.shape
+def _row_counts(codes: np.ndarray, size: int) -> np.ndarray:
+    """``counts[row, code]``: how often each code occurs in each row (one ``bincount``)."""
+    rows = codes.shape[0]
+    keys = codes + (np.arange(rows, dtype=np.int64) * size)[:, None]
+    return np.bincount(keys.ravel(), minlength=rows * size).reshape(rows, size)
+
+
+def _tied_pairs(codes: np.ndarray, size: int, ordered: bool = False) -> np.ndarray:
+    """Per row, the pairs of equal codes: sum of c (c - 1) / 2 over the codes' counts c
+    (``ordered``: the rows are sorted already)."""
+    rows, n = codes.shape
+    if rows * size <= _MAX_BINS:
+        counts = _row_counts(codes, size)
+        return (counts * (counts - 1) // 2).sum(axis=1)
+    ordered_rows = codes if ordered else np.sort(codes, axis=1)
     change = np.ones((rows, n), dtype=bool)
-    change[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    change[:, 1:] = ordered_rows[:, 1:] != ordered_rows[:, :-1]
     positions = np.arange(n)
     start = np.maximum.accumulate(np.where(change, positions, 0), axis=1)
-    return (positions - start).sum(axis=1)
+    return (positions - start).sum(axis=1)  # each element pairs with the earlier equal ones
 
 
 def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -82,7 +94,8 @@ def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     Values become dense integer codes over the whole array, so one integer sort of
     ``y_code * K + x_code`` per row orders it by y then x; the discordant pairs are then the
-    inversions of the x codes, counted one level at a time.
+    inversions of the x codes, counted one level at a time; ties are counted with
+    ``bincount``.
     """
     x = np.atleast_2d(np.asarray(x))
     y = np.atleast_2d(np.asarray(y))
@@ -93,15 +106,16 @@ def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     y_codes, y_levels = _codes(y)
     if x_levels > y_levels:  # tau is symmetric: count inversions of the variable with fewer values
         x_codes, x_levels, y_codes, y_levels = y_codes, y_levels, x_codes, x_levels
-    keys = np.sort(y_codes * x_levels + x_codes, axis=1)
+    joint = y_codes * x_levels + x_codes
+    keys = np.sort(joint, axis=1)
     xs = keys % x_levels
     if x_levels <= _MAX_LEVELS:
         discordant = _inversions(xs, x_levels)
     else:
         discordant = _pairwise_discordant(xs)
-    x_ties = _tied_pairs(np.sort(xs, axis=1))
-    y_ties = _tied_pairs(keys // x_levels)
-    joint_ties = _tied_pairs(keys)
+    x_ties = _tied_pairs(x_codes, x_levels)
+    y_ties = _tied_pairs(y_codes, y_levels)
+    joint_ties = _tied_pairs(keys, x_levels * y_levels, ordered=True)
     total = n * (n - 1) // 2
     difference = total - x_ties - y_ties + joint_ties - 2 * discordant
     with np.errstate(invalid="ignore", divide="ignore"):
