@@ -121,8 +121,3 @@ def build_widget(module: Any, extra_inputs: dict[str, Any] | None = None) -> Any
         button.click(compute, inputs=[table, *extras], outputs=output, api_name="compute")
         gr.Markdown(_card_text(module))
     return demo
-
-
-def launch_widget(module: Any, **launch_kwargs: Any) -> None:
-    """Build the widget of ``module`` and serve it (the body of every ``app.py``)."""
-    build_widget(module).launch(**launch_kwargs)

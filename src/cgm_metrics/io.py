@@ -11,7 +11,7 @@ Two formats:
   ``"references"``); a reference field may hold a string or a list of strings (several
   references for one item). Blank lines are skipped; errors name the line number.
 
-The canonical graded-outputs JSONL (one row per item and system, see DESIGN.md) is read by
+The canonical graded-outputs JSONL (one row per item and system, see ARCHITECTURE.md) is read by
 :func:`read_graded`.
 
 Every problem a user can fix raises :class:`InputError` (a ``ValueError``) naming the file,

@@ -31,7 +31,7 @@ DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
 
 @dataclass
 class AgreementResult:
-    """Everything the analysis found; :meth:`to_dict` is the JSON of DESIGN.md."""
+    """Everything the analysis found; :meth:`to_dict` is the JSON that `cgm agreement --json` writes."""
 
     protocol: str
     aggregate: str

@@ -18,7 +18,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "matches the humans' by size of the metric difference.",
     )
     parser.add_argument("file", metavar="FILE", help="graded-outputs JSONL (one row per "
-                        "item and system; see README.md)")
+                        "item and system; see ARCHITECTURE.md)")
     parser.add_argument("--protocol", choices=("default", "evtikhiev2023"), default="default",
                         help="evtikhiev2023 reproduces Out of the BLEU exactly; default: numpy "
                         "RNG, two-sided p-values, Holm (default: %(default)s)")
