@@ -28,4 +28,5 @@ python -m cgm_metrics.classic.wordnet status >/dev/null 2>&1 \
 
 export HF_EVALUATE_OFFLINE=1
 python -m ruff check src tests benchmarks metrics spaces
+python -m mypy   # the library (src/), configured in setup.cfg
 python -m pytest -n 2 "$@"

@@ -270,7 +270,7 @@ class ChrfCodeMetric(Metric):
             "eps_smoothing": self.eps_smoothing,
             "average": average,
         }
-        if self.strip_comments or self.normalize_identifiers:
+        if self.language is not None and (self.strip_comments or self.normalize_identifiers):
             options.update(
                 lang=self.language.name,
                 strip_comments=self.strip_comments,

@@ -106,7 +106,7 @@ def build_widget(module: Any, extra_inputs: dict[str, Any] | None = None) -> Any
             raise gr.Error(str(error)) from None
         return json.loads(json.dumps(result, default=float))
 
-    compute.extra_names = list(extra_inputs)  # the keyword argument of each extra input
+    compute.extra_names = list(extra_inputs)  # type: ignore[attr-defined]  # kwarg per extra input
 
     with gr.Blocks(title=module.name) as demo:
         gr.Markdown(f"# {module.name}")

@@ -224,7 +224,8 @@ def read_graded(path: str | Path) -> GradedData:
 
     data = read_graded_jsonl(path, require_grades=False, require_text=True)
     assert data.predictions is not None and data.references is not None  # require_text
-    grades = {system: [None] * data.n_items for system in data.systems}
+    grades: dict[str, list[float | None]] = {system: [None] * data.n_items
+                                              for system in data.systems}
     if data.grade is not None:
         grades = {system: [float(v) for v in data.grade[s]]
                   for s, system in enumerate(data.systems)}

@@ -185,7 +185,7 @@ def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
             "spearman": pearson_rows(ranks_x, average_ranks(codes[1])),
             "kendall": kendall_rows(*codes),
         }
-        out = {}
+        out: dict[str, Any] = {}
         for kind, function in (("pearson", pearson_rows), ("spearman", spearman_rows),
                                ("kendall", kendall_rows)):
             value = float(function(point_x[None], point_y[None])[0]) if ok else np.nan
@@ -337,13 +337,14 @@ def run_agreement(
         delta_points = np.abs(d_metric) * metric.points
         bucket = np.floor(delta_points) if exact else delta_points  # the study's int()
         edges = np.asarray(bins, dtype=np.float64)
-        index = np.searchsorted(edges, bucket, side="right") - 1  # lo <= bucket < hi
-        index = np.where((index >= 0) & (index < len(labels)), index, -1)
-        rows = {label: {"bin": label, "pairs": 0, "significant": 0, "not_significant": 0,
-                        "mismatches": 0, "type_i": 0, "type_ii": 0, "opposite": 0}
-                for label in labels + ["all"]}
-        for key, chosen in [(label, index == k) for k, label in enumerate(labels)] + [
-                ("all", np.ones(len(index), dtype=bool))]:
+        found = np.searchsorted(edges, bucket, side="right") - 1  # lo <= bucket < hi
+        bin_index = np.where((found >= 0) & (found < len(labels)), found, -1)
+        rows: dict[str, dict[str, Any]] = {
+            label: {"bin": label, "pairs": 0, "significant": 0, "not_significant": 0,
+                    "mismatches": 0, "type_i": 0, "type_ii": 0, "opposite": 0}
+            for label in labels + ["all"]}
+        for key, chosen in [(label, bin_index == k) for k, label in enumerate(labels)] + [
+                ("all", np.ones(len(bin_index), dtype=bool))]:
             row = rows[key]
             row["pairs"] = int(chosen.sum())
             row["significant"] = int((chosen & (v_metric != 0)).sum())
@@ -363,7 +364,7 @@ def run_agreement(
              "bin": labels[k] if k >= 0 else None}
             for a, b, dm, dh, vm, vh, oc, k in zip(
                 earlier.tolist(), later.tolist(), d_metric.tolist(), d_human.tolist(),
-                v_metric.tolist(), v_human.tolist(), outcome.tolist(), index.tolist(),
+                v_metric.tolist(), v_human.tolist(), outcome.tolist(), bin_index.tolist(),
                 strict=True)
         )
 

@@ -224,7 +224,8 @@ def graded_from_rows(rows: list, source: str = "", require_grades: bool = True,
                     )
                 table[s, i] = value
         scores[name] = table
-    return GradedData(items, systems, refs_out, predictions, raw_grades, grade, scores, graders)
+    return GradedData(items, systems, refs_out, predictions, raw_grades, grade, scores,  # type: ignore[arg-type]
+                      graders)  # refs_out holds no None (checked above)
 
 
 def check_grade_range(data: GradedData, low: float, high: float) -> None:

@@ -74,8 +74,8 @@ def bleu_from_statistics(
             f"BLEU statistics rows have {2 + 2 * order} numbers for max_ngram_order={order}, "
             f"got rows of {stats.shape[-1]}."
         )
-    if smooth_value is None:
-        smooth_value = BLEU.SMOOTH_DEFAULTS[smooth_method]
+    default = BLEU.SMOOTH_DEFAULTS[smooth_method]  # None for exp and none: value unused
+    value = float(default or 0.0) if smooth_value is None else float(smooth_value)
     sys_len, ref_len = stats[..., 0], stats[..., 1]
     correct = [stats[..., 2 + n].copy() for n in range(order)]
     total = [stats[..., 2 + order + n].copy() for n in range(order)]
@@ -96,8 +96,8 @@ def bleu_from_statistics(
         smooth_mteval = np.ones(sys_len.shape)
         for n in range(order):
             if smooth_method == "add-k" and n > 0:
-                correct[n] = correct[n] + smooth_value
-                total[n] = total[n] + smooth_value
+                correct[n] = correct[n] + value
+                total[n] = total[n] + value
             active &= total[n] != 0
             if effective_order:
                 eff_order = np.where(active, float(n + 1), eff_order)
@@ -107,7 +107,7 @@ def bleu_from_statistics(
                 smooth_mteval = np.where(zero, smooth_mteval * 2, smooth_mteval)
                 precisions[n] = np.where(zero, 100.0 / (smooth_mteval * safe_total), 0.0)
             elif smooth_method == "floor":
-                precisions[n] = np.where(zero, 100.0 * smooth_value / safe_total, 0.0)
+                precisions[n] = np.where(zero, 100.0 * value / safe_total, 0.0)
             hit = active & (correct[n] != 0)
             precisions[n] = np.where(hit, 100.0 * correct[n] / safe_total, precisions[n])
 
