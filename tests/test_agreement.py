@@ -313,3 +313,15 @@ def test_row_correlations_equal_scipy():
         pearson = [scipy.stats.pearsonr(a, b)[0] for a, b in zip(x, y, strict=True)]
         assert pearson_rows(x, y) == pytest.approx(pearson, rel=1e-12)
     assert np.isnan(kendall_rows(np.ones((1, 5)), rng.random((1, 5)))[0])
+
+
+def test_command_options_and_user_errors():
+    path = str(_hs("hs.graded.jsonl"))
+    too_few = _command("agreement", path, "--n-resamples", "5")
+    assert too_few.returncode == 1 and "n_resamples=5" in too_few.stderr
+    assert "Traceback" not in too_few.stderr
+    alias = _command("agreement", path, "--resamples", "30", "--no-correlations",
+                     "--no-synthetic")
+    assert alias.returncode == 0, alias.stderr
+    language = _command("agreement", path, "--lang", "cobolx")
+    assert language.returncode == 1 and "Unknown language 'cobolx'" in language.stderr
