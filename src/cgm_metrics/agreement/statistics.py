@@ -66,9 +66,10 @@ def registry_metric(name: str, predictions: list[list[str]], references: list[li
 
     metric = get_metric(name, lang=lang)
     refs = [list(r) for r in references]
-    stats = np.stack([
-        compute_statistics(metric, list(preds), refs, jobs=jobs) for preds in predictions
-    ])
+    # every system in one call: a metric that reads references once per call reads them once
+    flat = [text for preds in predictions for text in preds]
+    stacked = compute_statistics(metric, flat, refs * len(predictions), jobs=jobs)
+    stats = stacked.reshape(len(predictions), len(refs), -1)
     scale = float(getattr(metric, "scale", 1.0) or 1.0)
 
     def score(summed: np.ndarray) -> np.ndarray:

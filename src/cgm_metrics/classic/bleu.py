@@ -30,8 +30,6 @@ import math
 from typing import Any
 
 import numpy as np
-from sacrebleu.metrics.bleu import BLEU
-from sacrebleu.metrics.helpers import extract_all_word_ngrams
 
 from ..core.languages import resolve_language
 from ..core.tokenizers import tranx_tokenize
@@ -40,6 +38,9 @@ from ..metric import Metric
 #: ``tokenize`` choices: the study's code tokenizer and sacrebleu's offline tokenizers.
 TOKENIZERS: tuple[str, ...] = ("code", "none", "13a", "intl", "char", "zh")
 SMOOTH_METHODS: tuple[str, ...] = ("exp", "floor", "add-k", "none")
+#: sacrebleu's ``BLEU.SMOOTH_DEFAULTS`` (sacrebleu itself is imported only when its
+#: tokenizers or its multi-reference n-gram extraction are needed)
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
 _MIN_LOG = -9999999999.0  # sacrebleu's floor for log(0)
 _libm_exp = np.frompyfunc(math.exp, 1, 1)
@@ -74,7 +75,7 @@ def bleu_from_statistics(
             f"BLEU statistics rows have {2 + 2 * order} numbers for max_ngram_order={order}, "
             f"got rows of {stats.shape[-1]}."
         )
-    default = BLEU.SMOOTH_DEFAULTS[smooth_method]  # None for exp and none: value unused
+    default = SMOOTH_DEFAULTS[smooth_method]  # None for exp and none: value unused
     value = float(default or 0.0) if smooth_value is None else float(smooth_value)
     sys_len, ref_len = stats[..., 0], stats[..., 1]
     correct = [stats[..., 2 + n].copy() for n in range(order)]
@@ -237,7 +238,7 @@ class BleuMetric(Metric):
             "tokenize": tokenize,
             "lowercase": lowercase,
             "smooth_method": smooth_method,
-            "smooth_value": BLEU.SMOOTH_DEFAULTS[smooth_method]
+            "smooth_value": SMOOTH_DEFAULTS[smooth_method]
             if smooth_value is None
             else smooth_value,
             "max_ngram_order": max_ngram_order,
@@ -251,9 +252,11 @@ class BleuMetric(Metric):
         self._smooth_value = smooth_value
         self._order = max_ngram_order
         self._effective_order = effective_order
-        self._sacrebleu_tokenizer = (
-            None if tokenize == "code" else BLEU(tokenize=tokenize).tokenizer
-        )
+        self._sacrebleu_tokenizer: Any = None
+        if tokenize != "code":
+            from sacrebleu.metrics.bleu import BLEU
+
+            self._sacrebleu_tokenizer = BLEU(tokenize=tokenize).tokenizer
 
     def columns(self) -> tuple[str, ...]:
         order = range(1, self._order + 1)
@@ -273,12 +276,21 @@ class BleuMetric(Metric):
     def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
         order = self._order
         if all(len(refs) == 1 for refs in references):
-            tokens = self.preprocess
+            seen: dict[str, list[str]] = {}  # a text repeated in the call is tokenized once
+
+            def tokens(text: str) -> list[str]:
+                found = seen.get(text)
+                if found is None:
+                    found = seen[text] = self.preprocess(text).split()
+                return found
+
             return corpus_ngram_statistics(
-                [tokens(text).split() for text in predictions],
-                [tokens(refs[0]).split() for refs in references],
+                [tokens(text) for text in predictions],
+                [tokens(refs[0]) for refs in references],
                 order,
             )
+        from sacrebleu.metrics.helpers import extract_all_word_ngrams
+
         rows = np.zeros((len(predictions), 2 + 2 * order), dtype=np.float64)
         for row, (prediction, refs) in zip(
             rows, zip(predictions, references, strict=True), strict=True
