@@ -67,6 +67,16 @@ def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return pearson_rows(average_ranks(x), average_ranks(y))
 
 
+def _sort_rows(codes: np.ndarray, size: int) -> np.ndarray:
+    """Every row sorted; codes below 2**16 go through numpy's radix sort (``uint16``,
+    ``kind="stable"``), an order of magnitude faster than a comparison sort."""
+    if size <= 1 << 16:
+        return np.sort(codes.astype(np.uint16), axis=1, kind="stable").astype(np.int64)
+    if size <= 1 << 31:
+        return np.sort(codes.astype(np.int32), axis=1).astype(np.int64)
+    return np.sort(codes, axis=1)
+
+
 def _row_counts(codes: np.ndarray, size: int) -> np.ndarray:
     """``counts[row, code]``: how often each code occurs in each row (one ``bincount``)."""
     rows = codes.shape[0]
@@ -107,7 +117,7 @@ def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x_levels > y_levels:  # tau is symmetric: count inversions of the variable with fewer values
         x_codes, x_levels, y_codes, y_levels = y_codes, y_levels, x_codes, x_levels
     joint = y_codes * x_levels + x_codes
-    keys = np.sort(joint, axis=1)
+    keys = _sort_rows(joint, x_levels * y_levels)
     xs = keys % x_levels
     if x_levels <= _MAX_LEVELS:
         discordant = _inversions(xs, x_levels)
