@@ -16,7 +16,8 @@ import time
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 
-from cgm_metrics.significance import SacrebleuBleu, SacrebleuChrf, paired_test, paired_test_texts
+from cgm_metrics import get_metric
+from cgm_metrics.significance import paired_test, paired_test_texts
 
 
 def synthetic_corpus(n: int, seed: int = 0) -> tuple[list[str], list[str], list[str]]:
@@ -58,9 +59,11 @@ def main() -> None:
     runs = [("bs", "paired_bootstrap")] + ([] if args.no_ar else [("ar", "approximate_randomization")])
     totals = {"resampling": [0.0, 0.0], "end_to_end": [0.0, 0.0]}
     print(f"{'run':<24}{'sacrebleu s':>12}{'ours s':>9}{'ratio':>8}  p-values")
-    for name, theirs, ours in (("BLEU", BLEU, SacrebleuBleu), ("chrF", CHRF, SacrebleuChrf)):
+    sacrebleu_defaults = (("BLEU", BLEU, lambda: get_metric("bleu", tokenize="13a")),
+                          ("chrF", CHRF, lambda: get_metric("chrf_code")))
+    for name, theirs, ours in sacrebleu_defaults:
         stats = [theirs()._extract_corpus_statistics(h, [refs]) for h in (a, b)]
-        our_stats = ours().statistics_many([a, b], [[r] for r in refs])
+        our_stats = [ours().statistics(h, [[r] for r in refs]) for h in (a, b)]
         for test_type, method in runs:
             p_theirs, t_theirs = timed(sacrebleu_run, theirs(), a, b, refs, test_type, stats)
             result, t_ours = timed(paired_test, *our_stats, ours(), method=method)

@@ -36,4 +36,5 @@ rm -rf "$dist"
 
 export HF_EVALUATE_OFFLINE=1
 python -m ruff check src tests benchmarks metrics spaces
+python -m mypy   # the library (src/), configured in setup.cfg
 python -m pytest -n 2 "$@"

@@ -152,7 +152,7 @@ def test_compare_uploads_verdicts(system_files):
     image = space.plot_differences(result)
     assert image.size[0] > 300 and image.size[1] > 200
     differences = result["differences"]["chrf_code"]["good vs mutated"]
-    assert len(differences) == space.RESAMPLES and differences.min() >= 0
+    assert len(differences) == space.RESAMPLES and differences.max() <= 0  # B - A: mutated - good
 
 
 def test_upload_messages_name_the_file_not_the_server_path(system_files, tmp_path):
@@ -298,8 +298,6 @@ def test_metric_widget_serves_with_this_gradio(name):
     from gradio_client import Client
 
     folder = ROOT / "metrics" / name
-    if not (folder / "app.py").exists():
-        pytest.skip(f"metrics/{name}/app.py does not exist yet")
     app = _load_app(folder / "app.py", f"cgm_widget_{name}")
     features = app.module.features
     headers = list(features[0] if isinstance(features, list) else features)

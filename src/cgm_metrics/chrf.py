@@ -270,7 +270,7 @@ class ChrfCodeMetric(Metric):
             "eps_smoothing": self.eps_smoothing,
             "average": average,
         }
-        if self.strip_comments or self.normalize_identifiers:
+        if self.language is not None and (self.strip_comments or self.normalize_identifiers):
             options.update(
                 lang=self.language.name,
                 strip_comments=self.strip_comments,
@@ -279,6 +279,15 @@ class ChrfCodeMetric(Metric):
         super().__init__(**options)
 
     # -- statistics -------------------------------------------------------------------------
+
+    def columns(self) -> tuple[str, ...]:
+        if self.average == "sentence":
+            return ("sentence_chrf", "count")
+        names = []
+        for kind, orders in (("char", self.char_order), ("word", self.word_order)):
+            for n in range(1, orders + 1):
+                names += [f"{kind}{n}_hyp", f"{kind}{n}_ref", f"{kind}{n}_match"]
+        return tuple(names)
 
     def _transform(self, text: str) -> str:
         if self.strip_comments:

@@ -122,7 +122,7 @@ def build_widget(module: Any, extra_inputs: dict[str, Any] | None = None) -> Any
             raise gr.Error(str(error)) from None
         return json.loads(json.dumps(result, default=float))
 
-    compute.extra_names = list(extra_inputs)  # the keyword argument of each extra input
+    compute.extra_names = list(extra_inputs)  # type: ignore[attr-defined]  # kwarg per extra input
 
     with gr.Blocks(title=module.name) as demo:
         gr.Markdown(f"# {module.name}")
@@ -137,8 +137,3 @@ def build_widget(module: Any, extra_inputs: dict[str, Any] | None = None) -> Any
         button.click(compute, inputs=[table, *extras], outputs=output, api_name="compute")
         gr.Markdown(_card_text(module))
     return demo
-
-
-def launch_widget(module: Any, **launch_kwargs: Any) -> None:
-    """Build the widget of ``module`` and serve it (the body of every ``app.py``)."""
-    build_widget(module).launch(**launch_kwargs)

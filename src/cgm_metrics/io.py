@@ -11,7 +11,7 @@ Two formats:
   ``"references"``); a reference field may hold a string or a list of strings (several
   references for one item). Blank lines are skipped; errors name the line number.
 
-The canonical graded-outputs JSONL (one row per item and system, see DESIGN.md) is read by
+The canonical graded-outputs JSONL (one row per item and system, see ARCHITECTURE.md) is read by
 :func:`read_graded`.
 
 Every problem a user can fix raises :class:`InputError` (a ``ValueError``) naming the file,
@@ -21,6 +21,7 @@ the line and the fix.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -216,52 +217,42 @@ class GradedData:
 
 
 def read_graded(path: str | Path) -> GradedData:
-    """Read the canonical graded JSONL (one row per item and system, in any order)."""
-    rows = read_jsonl_rows(path)
-    if not rows:
-        raise InputError(f"{path} has no rows.")
-    item_index: dict[str, int] = {}
-    items: list[object] = []
-    systems: list[str] = []
-    references: list[list[str] | None] = []
-    cells: dict[str, dict[int, tuple[str, float | None]]] = {}
-    for number, row in rows:
-        item = _field(path, number, row, "item")
-        system = _field(path, number, row, "system")
-        if not isinstance(system, str):
-            raise InputError(f"{path}, line {number}: field 'system' must be a string.")
-        prediction = _as_prediction(path, number, _field(path, number, row, "prediction"),
-                                    "prediction")
-        refs = _as_references(path, number, _field(path, number, row, "references"),
-                              "references")
-        key = json.dumps(item, sort_keys=True)
-        if key not in item_index:
-            item_index[key] = len(items)
-            items.append(item)
-            references.append(refs)
-        index = item_index[key]
-        if system not in cells:
-            systems.append(system)
-            cells[system] = {}
-        if index in cells[system]:
-            raise InputError(
-                f"{path}, line {number}: item {item!r} appears twice for system {system!r}."
-            )
-        grade = row.get("grade")
-        cells[system][index] = (prediction, float(grade) if isinstance(grade, (int, float))
-                                else None)
-    for system in systems:
-        missing = [items[i] for i in range(len(items)) if i not in cells[system]]
-        if missing:
-            shown = ", ".join(repr(m) for m in missing[:5])
-            raise InputError(
-                f"{path}: system {system!r} has no row for {len(missing)} item(s) ({shown}"
-                f"{', ...' if len(missing) > 5 else ''}); every system needs every item."
-            )
+    """Read the canonical graded JSONL (one row per item and system, in any order) with the
+    one reader of the format, :func:`cgm_metrics.agreement.data.read_graded_jsonl`; grades
+    are optional here, predictions and references required."""
+    from .agreement.data import read_graded_jsonl
+
+    data = read_graded_jsonl(path, require_grades=False, require_text=True)
+    assert data.predictions is not None and data.references is not None  # require_text
+    grades: dict[str, list[float | None]] = {system: [None] * data.n_items
+                                              for system in data.systems}
+    if data.grade is not None:
+        grades = {system: [float(v) for v in data.grade[s]]
+                  for s, system in enumerate(data.systems)}
     return GradedData(
-        items=items,
-        systems=systems,
-        references=[r for r in references if r is not None],
-        predictions={s: [cells[s][i][0] for i in range(len(items))] for s in systems},
-        grades={s: [cells[s][i][1] for i in range(len(items))] for s in systems},
+        items=list(data.items),
+        systems=list(data.systems),
+        references=data.references,
+        predictions={s: data.predictions[i] for i, s in enumerate(data.systems)},
+        grades=grades,
     )
+
+
+def system_names(paths: Sequence[str | Path], names: Sequence[str] | None) -> list[str]:
+    """Names for system files: ``names`` if given, else the file stems (paths if stems
+    repeat)."""
+    if names:
+        if len(names) != len(paths):
+            raise InputError(
+                f"--names gives {len(names)} names for {len(paths)} system files; give one "
+                "name per file."
+            )
+        if len(set(names)) != len(names):
+            raise InputError("--names has repeated names; every system needs its own name.")
+        return list(names)
+    stems = [Path(p).stem for p in paths]
+    if len(set(stems)) == len(stems):
+        return stems
+    if len(set(paths)) != len(paths):
+        raise InputError("The same system file is given twice; give each system once.")
+    return [str(p) for p in paths]

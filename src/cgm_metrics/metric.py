@@ -29,8 +29,16 @@ class Metric(ABC):
     scale: ClassVar[float] = 1.0  # 100 for BLEU and chrF (sacrebleu's scale), 1 otherwise
     higher_is_better: ClassVar[bool] = True
 
+    #: the options :func:`cgm_metrics.get_metric` built the metric with (None otherwise);
+    #: worker processes rebuild the metric from its name and these
+    init_options: dict[str, Any] | None = None
+
     def __init__(self, **options: Any) -> None:
         self.options = dict(options)
+
+    def columns(self) -> tuple[str, ...]:
+        """The names of the statistics columns, one per column of :meth:`statistics`."""
+        raise NotImplementedError(f"{type(self).__name__} does not name its statistics columns.")
 
     @abstractmethod
     def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
@@ -75,6 +83,9 @@ class Metric(ABC):
 
 class MeanOfItems(Metric):
     """A metric defined per item whose corpus score is the mean of the item values."""
+
+    def columns(self) -> tuple[str, ...]:
+        return ("value", "count")
 
     @abstractmethod
     def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:

@@ -7,9 +7,11 @@ Adding a metric means adding one entry to ``_REGISTRY`` ("module:Class" of a
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import inspect
+from typing import TYPE_CHECKING, Any
 
-from .metric import Metric
+if TYPE_CHECKING:
+    from .metric import Metric
 
 _REGISTRY: dict[str, str] = {
     "chrf_code": "cgm_metrics.chrf:ChrfCodeMetric",
@@ -34,9 +36,35 @@ def metric_class(name: str) -> type[Metric]:
     return getattr(importlib.import_module(module_name), class_name)
 
 
+def metric_options(name: str) -> dict[str, Any]:
+    """The options of metric ``name`` and their defaults, as its constructor declares them."""
+    parameters = inspect.signature(metric_class(name).__init__).parameters
+    return {
+        key: parameter.default
+        for key, parameter in parameters.items()
+        if key != "self" and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD,
+                                                 parameter.KEYWORD_ONLY)
+    }
+
+
 def get_metric(name: str, **options: Any) -> Metric:
-    """The metric ``name`` bound to ``options`` (e.g. ``lang="python"``)."""
-    return metric_class(name)(**options)
+    """The metric ``name`` bound to ``options`` (e.g. ``lang="python"``).
+
+    Options are checked against the ones the metric declares (its constructor's signature):
+    an unknown option is a ``ValueError`` listing them. Every metric takes ``lang`` and
+    rejects an unknown language, even the ones whose tokens do not depend on it.
+    """
+    declared = metric_options(name)
+    unknown = sorted(set(options) - set(declared))
+    if unknown:
+        listing = ", ".join(f"{key}={value!r}" for key, value in declared.items())
+        raise ValueError(
+            f"Unknown option {', '.join(repr(key) for key in unknown)} for metric {name!r}. "
+            f"Its options (with defaults): {listing}."
+        )
+    metric = metric_class(name)(**options)
+    metric.init_options = dict(options)
+    return metric
 
 
 def score(

@@ -32,7 +32,6 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -154,7 +153,7 @@ def load_metrics(names: Any, lang: str) -> tuple[dict[str, Any], dict[str, str]]
     metrics are kept for the life of the process (METEOR loads WordNet once).
     """
     from .classic.wordnet import WordNetNotFoundError
-    from .registry import metric_class, metrics
+    from .registry import get_metric, metrics
 
     known = metrics()
     loaded: dict[str, Any] = {}
@@ -166,7 +165,7 @@ def load_metrics(names: Any, lang: str) -> tuple[dict[str, Any], dict[str, str]]
             metric = _METRICS.get((name, lang))
             if metric is None:
                 try:
-                    metric = metric_class(name)(lang=lang)
+                    metric = get_metric(name, lang=lang)
                 except WordNetNotFoundError:
                     skipped[name] = ("WordNet 3.0 is not installed on this server, so METEOR "
                                      "is skipped (see `python -m cgm_metrics.classic.wordnet`).")
@@ -181,7 +180,7 @@ def load_metrics(names: Any, lang: str) -> tuple[dict[str, Any], dict[str, str]]
 
 def format_score(value: float | None, scale: float) -> str:
     """A score on its metric's scale: 2 decimals on 0-100, 4 on 0-1 (as the ``cgm`` tables)."""
-    from .commands._common import format_value
+    from .formatting import format_value
 
     return format_value(value, scale)
 
@@ -395,7 +394,7 @@ def read_uploads(
 ) -> tuple[list[list[str]], dict[str, list[str]]]:
     """References and ``{system name: predictions}`` from uploads, with the ``cgm`` readers
     (text with ``\\n`` escapes, or JSONL with ``prediction``/``references`` fields)."""
-    from .commands._common import system_names
+    from .io import system_names
 
     refs_file = check_upload(references_path, "a references file")
     if not system_paths:
@@ -434,16 +433,16 @@ def compare_uploads(
     seed: int = SEED,
 ) -> dict[str, Any]:
     """Scores with 95% CIs, Holm-adjusted paired bootstrap tests and verdicts per metric,
-    computed by the ``cgm compare`` code, plus the bootstrap differences for the plot.
+    from :func:`cgm_metrics.significance.compare` (what ``cgm compare`` prints), plus the
+    bootstrap differences for the plot.
 
     Returns ``{"n_items", "lang", "systems", "skipped", "metrics": {name: {"scale",
-    "signature", "scores": {system: {"score", "low", "high"}}, "pairs": [{"a", "b", "delta",
-    "p_value", "p_adjusted", "significant", "mdd", "verdict"}]}}, "differences": {name:
-    {"a vs b": ndarray of bootstrap A - B}}}``.
+    "signature", "scores": {system: {"score", "low", "high"}}, "pairs": [{"a", "b", "delta"
+    (b - a), "p_value", "p_adjusted", "significant", "mdd", "verdict"}]}}, "differences":
+    {name: {"a vs b": ndarray of bootstrap B - A}}}``.
     """
-    from .commands import _common as common
-    from .commands.compare import compare_metric
-    from .significance import resampling
+    from .runner import Task, compute_many
+    from .significance import compare
 
     lang = check_language(lang)
     references, systems = read_uploads(references_path, system_paths)
@@ -451,29 +450,26 @@ def compare_uploads(
     if not loaded:
         raise SpaceInputError("None of the chosen metrics can run here: "
                               + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
-    metric_set = common.MetricSet(names=list(loaded), metrics=loaded,
-                                  options={name: {"lang": lang} for name in loaded})
-    try:
-        stats = common.StatisticsRunner(jobs=1).run(metric_set, systems, references)
-    except InputError as error:
-        raise SpaceInputError(str(error)) from None
-    library = common.require_significance()
-    args = SimpleNamespace(method="paired_bootstrap", n_resamples=RESAMPLES, seed=seed,
-                           alpha=ALPHA, correction="holm", power=0.8)
     names = list(systems)
+    keys = [(name, system) for name in loaded for system in names]
+    try:
+        computed = compute_many([Task(loaded[name], systems[system], references)
+                                 for name, system in keys])
+    except (ValueError, TypeError) as error:
+        raise SpaceInputError(str(error)) from None
+    stats: dict[str, dict[str, np.ndarray]] = {name: {} for name in loaded}
+    for (name, system), rows in zip(keys, computed, strict=True):
+        stats[name][system] = rows
     results: dict[str, Any] = {}
     differences: dict[str, dict[str, np.ndarray]] = {}
-    # the resamples of compare_systems (same seed and count), so the plot shows its draws
-    indices = resampling.bootstrap_indices(len(references), RESAMPLES, seed)
     for name, metric in loaded.items():
-        result = compare_metric(library, metric, stats[name], args)
-        result.pop("comparison", None)
-        results[name] = result
-        boots = dict(zip(names, resampling.bootstrap_scores(
-            [stats[name][s] for s in names], metric.score_from_statistics, indices),
-            strict=True))
-        differences[name] = {f"{p['a']} vs {p['b']}": boots[p["a"]] - boots[p["b"]]
-                             for p in result["pairs"]}
+        comparison = compare(stats[name], metric, n_resamples=RESAMPLES, seed=seed,
+                             alpha=ALPHA, correction="holm", power=0.8)
+        results[name] = {"scale": metric.scale, "signature": metric.signature(),
+                         **comparison.rows()}
+        boots = comparison.resamples  # the draws of the intervals and the p-values
+        differences[name] = {f"{p['a']} vs {p['b']}": boots[p["b"]] - boots[p["a"]]
+                             for p in results[name]["pairs"]}
     return {"n_items": len(references), "lang": lang, "systems": names, "skipped": skipped,
             "metrics": results, "differences": differences, "seed": seed,
             "n_resamples": RESAMPLES, "alpha": ALPHA}
@@ -481,8 +477,7 @@ def compare_uploads(
 
 def systems_html(result: dict[str, Any]) -> str:
     """Scores with intervals, the pairs with verdicts and the significance matrix as HTML."""
-    from .commands._common import format_p
-    from .commands.compare import matrix_rows
+    from .formatting import format_p, matrix_rows
 
     systems = result["systems"]
     names = list(result["metrics"])
@@ -526,7 +521,7 @@ def systems_html(result: dict[str, Any]) -> str:
         )
         parts.append(
             f"<h3>{html.escape(name)}</h3><table class='cgm-pairs' data-metric='{name}'>"
-            "<thead><tr><th>A vs B</th><th>A - B</th><th>p</th><th>p (Holm)</th>"
+            "<thead><tr><th>A vs B</th><th>B - A</th><th>p</th><th>p (Holm)</th>"
             "<th>MDD</th><th>verdict</th></tr></thead>"
             f"<tbody>{pair_rows}</tbody></table>"
             f"<p><small>Significance matrix (Holm-adjusted p; * = significant):</small></p>"
@@ -563,7 +558,7 @@ def _figure_image(figure: Any) -> Any:
 
 
 def plot_differences(result: dict[str, Any]) -> Any:
-    """A PIL image: per metric, the bootstrap distribution of every pair's difference A - B,
+    """A PIL image: per metric, the bootstrap distribution of every pair's difference B - A,
     with 0 marked; a distribution that straddles 0 is a difference the data cannot confirm."""
     figure_type = _pyplot()
     names = list(result["differences"])
@@ -576,14 +571,15 @@ def plot_differences(result: dict[str, Any]) -> Any:
         for index, (label, values) in enumerate(result["differences"][name].items()):
             star = "*" if pairs[label]["significant"] else ""
             colour = colours[index % len(colours)]
-            text = f"{label.replace(' vs ', ' - ')}{star}"
+            first, second = label.split(" vs ", 1)
+            text = f"{second} - {first}{star}"
             if np.ptp(values) == 0:  # the same outputs: a spike would flatten the others
                 ax.axvline(float(values[0]), color=colour, lw=2, ls="--",
                            label=f"{text} (no variation)")
             else:
                 ax.hist(values, bins=40, alpha=0.55, color=colour, label=text)
         ax.axvline(0.0, color="black", lw=1)
-        ax.set_title(f"{name}: bootstrap A - B (* significant, Holm)", fontsize=10)
+        ax.set_title(f"{name}: bootstrap B - A (* significant, Holm)", fontsize=10)
         ax.set_xlabel("difference (metric units)")
         ax.set_ylabel("resamples")
         ax.legend(fontsize=7)

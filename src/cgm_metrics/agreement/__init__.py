@@ -1,7 +1,7 @@
 """Metric-human agreement: do a metric's verdicts on pairs of systems match the humans'?
 
 Given several systems' outputs on the same items with human grades (the canonical graded
-JSONL of DESIGN.md), the analysis aggregates the raw grades per (item, system) (M-MSR, mean
+JSONL of ARCHITECTURE.md), the analysis aggregates the raw grades per (item, system) (M-MSR, mean
 or majority vote), builds synthetic models (Roy et al. 2021; Out of the BLEU 4.3.1), runs
 a paired bootstrap shared by every model and metric, decides for each pair of models
 whether the humans and each metric see a significant difference and in which direction, and

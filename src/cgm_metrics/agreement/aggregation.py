@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.stats
 
 AGGREGATIONS = ("mmsr", "mean", "majority")
 
@@ -69,6 +68,12 @@ def _sign_vector(cov: np.ndarray, magnitudes: np.ndarray) -> np.ndarray:
     return result
 
 
+def _uniform(size: tuple[int, int], random_state: int | None) -> np.ndarray:
+    if random_state is None:
+        return np.random.uniform(0.0, 1.0, size=size)
+    return np.random.RandomState(random_state).uniform(0.0, 1.0, size=size)
+
+
 def mmsr_skills(
     tasks: Sequence[dict],
     n_iter: int = 10000,
@@ -99,8 +104,10 @@ def mmsr_skills(
                 cov[i, j] = np.sum(same) / common[i, j]
     cov = cov * (n_labels / (n_labels - 1)) - 1 / (n_labels - 1)
 
-    u = scipy.stats.uniform.rvs(size=(n_workers, 1), random_state=random_state)
-    v = scipy.stats.uniform.rvs(size=(n_workers, 1), random_state=random_state)
+    # crowd-kit's draws: scipy.stats.uniform.rvs(size, random_state=seed), which is numpy's
+    # legacy RandomState(seed).uniform(0, 1, size)
+    u = _uniform((n_workers, 1), random_state)
+    v = _uniform((n_workers, 1), random_state)
     linked = np.abs(np.sign(common)) == 1
     magnitude = np.abs(cov)
     for _ in range(n_iter):

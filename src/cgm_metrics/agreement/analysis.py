@@ -8,12 +8,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.stats
 
+from ..core.languages import resolve_language
+from ..io import InputError
+from ..significance import resampling
+from ..significance.multiple import CORRECTIONS, compare
 from . import engine
 from .aggregation import AGGREGATIONS, aggregate
+from .correlation import (
+    average_ranks,
+    dense_codes,
+    kendall_rows,
+    pearson_rows,
+    spearman_rows,
+)
 from .data import GradedData, GradedInputError, check_grade_range, read_graded_jsonl
-from .statistics import ItemStatistics, corpus_bleu_metric, from_values, registry_metric
+from .statistics import ItemStatistics, from_values, registry_metric
 
 OUTCOMES = {0: "agree", 1: "type_i", 2: "type_ii", -1: "opposite"}
 DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
@@ -21,7 +31,7 @@ DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
 
 @dataclass
 class AgreementResult:
-    """Everything the analysis found; :meth:`to_dict` is the JSON of DESIGN.md."""
+    """Everything the analysis found; :meth:`to_dict` is the JSON that `cgm agreement --json` writes."""
 
     protocol: str
     aggregate: str
@@ -84,9 +94,9 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
         if name == "grade":
             continue
         if name == "bleu" and protocol == "evtikhiev2023" and have_text:
-            # the study's BLEU: corpus BLEU, code tokenizer, resampled from sacrebleu counts
-            out.append(corpus_bleu_metric(data.predictions, data.references,
-                                          data.scores.get("bleu")))
+            # the study's BLEU: corpus BLEU of the registry (code tokenizer), resampled from
+            # its statistics; the file's per-item BLEU stays the per-item value
+            out.append(_computed("bleu", data, lang, data.scores.get("bleu")))
         elif name in data.scores:
             out.append(from_values(name, data.scores[name], "file"))
         else:
@@ -103,7 +113,7 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
                     f" or none) nor a registered metric ({', '.join(registered())})."
                 )
             try:
-                out.append(registry_metric(name, data.predictions, data.references, lang))
+                out.append(_computed(name, data, lang))
             except ImportError as error:
                 if names is not None:
                     raise GradedInputError(f"metric {name!r} is not available in this "
@@ -114,27 +124,31 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
     return out
 
 
-def _verdict(p_or_fraction: float, protocol: str, alpha: float, delta: float) -> int:
-    """+1 / -1 (significantly better / worse) or 0."""
-    if protocol == "evtikhiev2023":
-        if p_or_fraction >= 1 - alpha:
-            return 1
-        if p_or_fraction <= alpha:
-            return -1
-        return 0
-    if p_or_fraction < alpha:
-        return 1 if delta > 0 else -1 if delta < 0 else 0
-    return 0
+def _computed(name: str, data: GradedData, lang: str,
+              item_values: np.ndarray | None = None) -> ItemStatistics:
+    """A registry metric on the rows' texts; what the user can fix is a GradedInputError."""
+    assert data.predictions is not None and data.references is not None
+    try:
+        return registry_metric(name, data.predictions, data.references, lang, item_values)
+    except (ValueError, TypeError) as error:
+        raise GradedInputError(f"metric {name!r} cannot score the rows: {error}") from None
 
 
-def _outcome(human: int, metric: int) -> int:
-    if human == 0 and metric != 0:
-        return 1
-    if human != 0 and metric == 0:
-        return 2
-    if human != 0 and metric != 0 and human != metric:
-        return -1
-    return 0
+def _verdicts(decision: np.ndarray, protocol: str, alpha: float,
+              delta: np.ndarray) -> np.ndarray:
+    """+1 / -1 (the later model significantly better / worse) or 0, for every pair."""
+    if protocol == "evtikhiev2023":  # win fractions of the later model
+        return np.where(decision >= 1 - alpha, 1, np.where(decision <= alpha, -1, 0))
+    return np.where(decision < alpha, np.sign(delta), 0).astype(np.int64)
+
+
+def _outcomes(human: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    """0 agree, 1 Type-I (only the metric sees a difference), 2 Type-II (only the humans),
+    -1 opposite directions."""
+    return np.select(
+        [(human == 0) & (metric != 0), (human != 0) & (metric == 0),
+         (human != 0) & (metric != 0) & (human != metric)],
+        [1, 2, -1], 0)
 
 
 def _bin_label(lo: float, hi: float) -> str:
@@ -146,33 +160,10 @@ def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
                   human_boot: np.ndarray, metric_boot: dict[str, np.ndarray],
                   n_resamples: int, seed: int, alpha: float) -> dict:
     """Per-item (real systems' cells) and per-system (all models) correlations with CIs."""
-    rng = np.random.default_rng(seed)
-    n_systems, n_items = human_items.shape
-    item_draws = rng.integers(0, n_items, size=(n_resamples, n_items))
+    n_items = human_items.shape[1]
+    item_draws = resampling.bootstrap_indices(n_items, n_resamples, seed)
     lo_q, hi_q = alpha / 2, 1 - alpha / 2
     result: dict[str, dict] = {"per_item": {}, "per_system": {}}
-
-    def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        x = x - x.mean(axis=1, keepdims=True)
-        y = y - y.mean(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (x * y).sum(1) / np.sqrt((x * x).sum(1) * (y * y).sum(1))
-
-    def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        n = x.shape[1]
-        if n > 400:  # pair matrices get large: scipy per resample
-            return np.array([scipy.stats.kendalltau(a, b)[0] for a, b in zip(x, y, strict=True)])
-        first, second = np.triu_indices(n, 1)
-        out = np.empty(x.shape[0])
-        step = max(1, 2_000_000 // max(1, len(first)))
-        for start in range(0, x.shape[0], step):
-            sx = np.sign(x[start:start + step, first] - x[start:start + step, second])
-            sy = np.sign(y[start:start + step, first] - y[start:start + step, second])
-            untied_x = np.count_nonzero(sx, axis=1)
-            untied_y = np.count_nonzero(sy, axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[start:start + step] = (sx * sy).sum(1) / np.sqrt(untied_x * untied_y)
-        return out
 
     def summary(point: float, draws: np.ndarray) -> dict:
         draws = draws[np.isfinite(draws)]
@@ -182,46 +173,44 @@ def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
                 "high": float(np.quantile(draws, hi_q))}
 
     draw = np.arange(min(n_resamples, human_boot.shape[1]))  # the first resamples
+
+    def entry(point_x: np.ndarray, point_y: np.ndarray, boot_x: np.ndarray,
+              boot_y: np.ndarray, codes: tuple[np.ndarray, np.ndarray],
+              ranks_x: np.ndarray) -> dict:
+        """Correlations of the points with intervals from the resampled rows; ``codes`` of
+        the rows and the average ranks of x rows serve the rank correlations."""
+        ok = bool(np.ptp(point_x) > 0 and np.ptp(point_y) > 0)
+        draws = {
+            "pearson": pearson_rows(boot_x, boot_y),
+            "spearman": pearson_rows(ranks_x, average_ranks(codes[1])),
+            "kendall": kendall_rows(*codes),
+        }
+        out: dict[str, Any] = {}
+        for kind, function in (("pearson", pearson_rows), ("spearman", spearman_rows),
+                               ("kendall", kendall_rows)):
+            value = float(function(point_x[None], point_y[None])[0]) if ok else np.nan
+            out[kind] = summary(value, draws[kind])
+        out["n"] = int(point_x.size)
+        return out
+
     hx = human_items.T  # [item, system]
+    # the human side of the per-item rows is the same for every metric: coded and ranked once
+    human_rows = hx[item_draws].reshape(n_resamples, -1)
+    human_codes = dense_codes(hx)[item_draws].reshape(n_resamples, -1)
+    human_ranks = average_ranks(human_codes)
     for name, values in metric_items.items():
         mx = values.T
-        flat_h, flat_m = hx.ravel(), mx.ravel()
-        bh = hx[item_draws].reshape(n_resamples, -1)
-        bm = mx[item_draws].reshape(n_resamples, -1)
-        entry = {}
-        with np.errstate(invalid="ignore", divide="ignore"):
-            entry["pearson"] = summary(scipy.stats.pearsonr(flat_h, flat_m)[0]
-                                       if np.ptp(flat_h) and np.ptp(flat_m) else np.nan,
-                                       pearson_rows(bh, bm))
-            entry["spearman"] = summary(
-                scipy.stats.spearmanr(flat_h, flat_m)[0] if np.ptp(flat_h) and np.ptp(flat_m)
-                else np.nan,
-                pearson_rows(scipy.stats.rankdata(bh, axis=1), scipy.stats.rankdata(bm, axis=1)),
-            )
-            entry["kendall"] = summary(
-                scipy.stats.kendalltau(flat_h, flat_m)[0] if np.ptp(flat_h) and np.ptp(flat_m)
-                else np.nan,
-                kendall_rows(bh, bm),
-            )
-        entry["n"] = int(flat_h.size)
-        result["per_item"][name] = entry
+        metric_codes = dense_codes(mx)[item_draws].reshape(n_resamples, -1)
+        result["per_item"][name] = entry(
+            hx.ravel(), mx.ravel(), human_rows, mx[item_draws].reshape(n_resamples, -1),
+            (human_codes, metric_codes), human_ranks)
+    human_system = human_boot.T[draw]  # [resample, model]
+    system_ranks = average_ranks(human_system)
     for name, scores in metric_models.items():
-        hb, mb = human_boot.T[draw], metric_boot[name].T[draw]  # [resample, model]
-        entry = {}
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ok = np.ptp(human_models) > 0 and np.ptp(scores) > 0
-            entry["pearson"] = summary(scipy.stats.pearsonr(human_models, scores)[0]
-                                       if ok else np.nan, pearson_rows(hb, mb))
-            entry["spearman"] = summary(
-                scipy.stats.spearmanr(human_models, scores)[0] if ok else np.nan,
-                pearson_rows(scipy.stats.rankdata(hb, axis=1), scipy.stats.rankdata(mb, axis=1)),
-            )
-            entry["kendall"] = summary(
-                scipy.stats.kendalltau(human_models, scores)[0] if ok else np.nan,
-                kendall_rows(hb, mb),
-            )
-        entry["n"] = int(len(scores))
-        result["per_system"][name] = entry
+        metric_system = metric_boot[name].T[draw]
+        result["per_system"][name] = entry(
+            np.asarray(human_models, dtype=np.float64), np.asarray(scores, dtype=np.float64),
+            human_system, metric_system, (human_system, metric_system), system_ranks)
     return result
 
 
@@ -243,30 +232,35 @@ def run_agreement(
 ) -> AgreementResult:
     """Metric-human agreement of graded outputs (see the package docstring)."""
     if protocol not in engine.PROTOCOLS:
-        raise ValueError(f"protocol={protocol!r} is not supported; choose one of "
+        raise InputError(f"protocol={protocol!r} is not supported; choose one of "
                          f"{', '.join(engine.PROTOCOLS)}.")
     if aggregate_method not in AGGREGATIONS:
-        raise ValueError(f"aggregate={aggregate_method!r} is not supported; choose one of "
+        raise InputError(f"aggregate={aggregate_method!r} is not supported; choose one of "
                          f"{', '.join(AGGREGATIONS)}.")
-    if correction not in ("holm", "none"):
-        raise ValueError(f"correction={correction!r} is not supported; choose 'holm' or 'none'.")
+    if correction not in CORRECTIONS:
+        raise InputError(f"correction={correction!r} is not supported; choose one of "
+                         f"{', '.join(CORRECTIONS)}.")
     if not 0 < alpha < 0.5:
-        raise ValueError(f"alpha={alpha!r} must lie in (0, 0.5), e.g. 0.05.")
+        raise InputError(f"alpha={alpha!r} must lie in (0, 0.5), e.g. 0.05.")
+    try:
+        lang = resolve_language(lang).name
+    except (TypeError, ValueError) as error:
+        raise InputError(str(error)) from None
     if isinstance(data, (str, Path)):
         data = read_graded_jsonl(data)
     low, high = grade_range
     if not high > low:
-        raise ValueError(f"grade_range={grade_range!r}: the upper end must exceed the lower.")
+        raise InputError(f"grade_range={grade_range!r}: the upper end must exceed the lower.")
     check_grade_range(data, low, high)
     if n_resamples is None:
         n_resamples = 500 if protocol == "evtikhiev2023" else 1000
     if not isinstance(n_resamples, int) or n_resamples < 20:
-        raise ValueError(f"n_resamples={n_resamples!r} must be an integer >= 20.")
+        raise InputError(f"n_resamples={n_resamples!r} must be an integer >= 20.")
     if seed is None:
         seed = 42 if protocol == "evtikhiev2023" else 12345
     bins = tuple(bins) if bins is not None else engine.CONALA_BINS
     if len(bins) < 2 or any(b <= a for a, b in pairwise(bins)):
-        raise ValueError(f"bins={bins!r} must be increasing edges, e.g. (0, 2, 5, 10, 100).")
+        raise InputError(f"bins={bins!r} must be increasing edges, e.g. (0, 2, 5, 10, 100).")
 
     grades, used_aggregate = _human_grades(data, aggregate_method)
     human = from_values("grade", grades, "human")
@@ -284,85 +278,95 @@ def run_agreement(
     names = [m.name for m in models]
 
     indices = engine.resample_indices(data.n_items, n_resamples, protocol, seed)
-    counts = engine.count_matrix(indices, data.n_items)
     exact = protocol == "evtikhiev2023"
     full: dict[str, np.ndarray] = {}
     boot: dict[str, np.ndarray] = {}
-    for metric in all_metrics:
-        full[metric.name], boot[metric.name] = engine.bootstrap_scores(
-            metric, models, indices, counts, exact)
-
     pair_probabilities: dict = {m: {} for m in names}
     model_scores: dict = {m: {} for m in names}
     decision: dict[str, np.ndarray] = {}
     point: dict[str, np.ndarray] = {}
     k = round(alpha * n_resamples / 2)
     for metric in all_metrics:
-        b = boot[metric.name]
-        wins = engine.win_fractions(b)
-        ordered = np.sort(b, axis=1)
         if exact:
+            full[metric.name], b = engine.published_bootstrap(metric, models, indices)
+            ordered = np.sort(b, axis=1)
             point[metric.name] = ordered[:, round(n_resamples / 2)]
             lows, highs = ordered[:, k], ordered[:, -k]
+            decision[metric.name] = engine.win_fractions(b)
         else:
+            stats = engine.model_statistics(metric, models)
+            comparison = compare(
+                dict(zip(names, stats, strict=True)), metric, n_resamples=n_resamples,
+                seed=seed, alpha=alpha, correction=correction, confidence=1 - alpha,
+                p_values="normal", indices=indices,
+            )
+            full[metric.name] = np.array([comparison.scores[m]["score"] for m in names])
+            b = np.stack([comparison.resamples[m] for m in names])
             point[metric.name] = full[metric.name]
-            lows = np.quantile(b, alpha / 2, axis=1)
-            highs = np.quantile(b, 1 - alpha / 2, axis=1)
+            lows = np.array([comparison.scores[m]["ci"][0] for m in names])
+            highs = np.array([comparison.scores[m]["ci"][1] for m in names])
+            index = {m: i for i, m in enumerate(names)}
+            p = np.ones((len(names), len(names)))
+            for pair in comparison.pairs:
+                i, j = index[pair.system_a], index[pair.system_b]
+                p[i, j] = p[j, i] = pair.adjusted_p_value
+            decision[metric.name] = p
+        boot[metric.name] = b
+        wins = engine.win_fractions(b) if not exact else decision[metric.name]
         for i, m1 in enumerate(names):
             model_scores[m1][metric.name] = {"score": float(point[metric.name][i]),
                                              "low": float(lows[i]), "high": float(highs[i])}
             for j, m2 in enumerate(names):
                 if i != j:
                     pair_probabilities[m1].setdefault(m2, {})[metric.name] = float(wins[i, j])
-        if exact:
-            decision[metric.name] = wins
-        else:
-            p = engine.two_sided_p_values(b, full[metric.name])
-            if correction == "holm":
-                upper = np.triu_indices(len(names), 1)
-                adjusted = np.ones_like(p)
-                adjusted[upper] = engine.holm(p[upper])
-                adjusted.T[upper] = adjusted[upper]
-                p = adjusted
-            decision[metric.name] = p
 
     pairs: list[dict] = []
     table: dict[str, list[dict]] = {}
     labels = [_bin_label(lo, hi) for lo, hi in pairwise(bins)]
+    # every unordered pair once: model_a is the earlier model (the baseline), model_b the
+    # later one, deltas are b - a and a verdict +1 means b is significantly better
+    later, earlier = np.tril_indices(len(names), -1)
+    order = np.lexsort((earlier, later))
+    later, earlier = later[order], earlier[order]
+    d_human = point["grade"][later] - point["grade"][earlier]
+    v_human = _verdicts(decision["grade"][later, earlier], protocol, alpha, d_human)
     for metric in metric_stats:
-        rows = {label: {"bin": label, "pairs": 0, "significant": 0, "not_significant": 0,
-                        "mismatches": 0, "type_i": 0, "type_ii": 0, "opposite": 0}
-                for label in labels + ["all"]}
-        for i in range(len(names)):
-            for j in range(i):
-                d_metric = float(point[metric.name][i] - point[metric.name][j])
-                d_human = float(point["grade"][i] - point["grade"][j])
-                v_metric = _verdict(decision[metric.name][i, j], protocol, alpha, d_metric)
-                v_human = _verdict(decision["grade"][i, j], protocol, alpha, d_human)
-                outcome = _outcome(v_human, v_metric)
-                delta_points = abs(d_metric) * metric.points
-                bucket = int(delta_points) if exact else delta_points
-                label = next((lab for lab, lo, hi in zip(labels, bins, bins[1:], strict=False)
-                              if lo <= bucket < hi), None)
-                pairs.append({
-                    "model_a": names[i], "model_b": names[j], "metric": metric.name,
-                    "metric_delta": d_metric, "human_delta": d_human,
-                    "metric_delta_points": d_metric * metric.points,
-                    "human_delta_points": d_human * human.points,
-                    "metric_verdict": v_metric, "human_verdict": v_human,
-                    "outcome": OUTCOMES[outcome], "bin": label,
-                })
-                for key in ([label] if label else []) + ["all"]:
-                    row = rows[key]
-                    row["pairs"] += 1
-                    row["significant" if v_metric else "not_significant"] += 1
-                    if outcome:
-                        row["mismatches"] += 1
-                        row["type_ii" if outcome == 2 else "type_i"] += 1
-                        row["opposite"] += outcome == -1
-        for row in rows.values():
+        d_metric = point[metric.name][later] - point[metric.name][earlier]
+        v_metric = _verdicts(decision[metric.name][later, earlier], protocol, alpha, d_metric)
+        outcome = _outcomes(v_human, v_metric)
+        delta_points = np.abs(d_metric) * metric.points
+        bucket = np.floor(delta_points) if exact else delta_points  # the study's int()
+        edges = np.asarray(bins, dtype=np.float64)
+        found = np.searchsorted(edges, bucket, side="right") - 1  # lo <= bucket < hi
+        bin_index = np.where((found >= 0) & (found < len(labels)), found, -1)
+        rows: dict[str, dict[str, Any]] = {
+            label: {"bin": label, "pairs": 0, "significant": 0, "not_significant": 0,
+                    "mismatches": 0, "type_i": 0, "type_ii": 0, "opposite": 0}
+            for label in labels + ["all"]}
+        for key, chosen in [(label, bin_index == k) for k, label in enumerate(labels)] + [
+                ("all", np.ones(len(bin_index), dtype=bool))]:
+            row = rows[key]
+            row["pairs"] = int(chosen.sum())
+            row["significant"] = int((chosen & (v_metric != 0)).sum())
+            row["not_significant"] = row["pairs"] - row["significant"]
+            row["mismatches"] = int((chosen & (outcome != 0)).sum())
+            row["type_ii"] = int((chosen & (outcome == 2)).sum())
+            row["type_i"] = row["mismatches"] - row["type_ii"]
+            row["opposite"] = int((chosen & (outcome == -1)).sum())
             row["mismatch_rate"] = row["mismatches"] / row["pairs"] if row["pairs"] else None
         table[metric.name] = list(rows.values())
+        metric_points, human_points = metric.points, human.points
+        pairs.extend(
+            {"model_a": names[a], "model_b": names[b], "metric": metric.name,
+             "metric_delta": dm, "human_delta": dh,
+             "metric_delta_points": dm * metric_points, "human_delta_points": dh * human_points,
+             "metric_verdict": vm, "human_verdict": vh, "outcome": OUTCOMES[oc],
+             "bin": labels[k] if k >= 0 else None}
+            for a, b, dm, dh, vm, vh, oc, k in zip(
+                earlier.tolist(), later.tolist(), d_metric.tolist(), d_human.tolist(),
+                v_metric.tolist(), v_human.tolist(), outcome.tolist(), bin_index.tolist(),
+                strict=True)
+        )
 
     corr = {}
     if correlations:

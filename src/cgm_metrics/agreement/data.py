@@ -1,4 +1,6 @@
-"""Reading the canonical graded-outputs JSONL (one row per item and system).
+"""Reading the canonical graded-outputs JSONL (one row per item and system): the one reader
+of the format (``cgm compare --graded`` and ``cgm score --graded`` read it through
+:func:`cgm_metrics.io.read_graded`).
 
 ```
 {"item": 0, "system": "gcnn", "prediction": "...", "references": ["..."],
@@ -19,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from ..io import InputError, read_jsonl_rows
 
-class GradedInputError(ValueError):
+
+class GradedInputError(InputError):
     """A problem with a graded-outputs file (or rows) that the user can fix."""
 
 
@@ -59,33 +63,32 @@ def _number(value: Any) -> bool:
     )
 
 
-def read_graded_jsonl(path: str | Path) -> GradedData:
-    """Read and validate a graded-outputs JSONL file (blank lines are skipped)."""
+def read_graded_jsonl(path: str | Path, require_grades: bool = True,
+                      require_text: bool = False) -> GradedData:
+    """Read and validate a graded-outputs JSONL file (blank lines are skipped).
+
+    ``require_grades``: every row needs human grades and there are two systems or more (the
+    agreement analysis);
+    ``require_text``: every row needs ``prediction`` and ``references`` (scoring systems).
+    """
     path = Path(path)
     if not path.is_file():
         raise GradedInputError(f"Graded file not found: {path}. Give a JSONL file with one row "
                                "per (item, system).")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise GradedInputError(f"{path} is not UTF-8 text (byte {error.start}).") from None
-    rows: list[tuple[int, dict]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise GradedInputError(
-                f"{path}, line {number}: malformed JSON ({error.msg} at column {error.colno}); "
-                "each line must be one complete JSON object."
-            ) from None
-        rows.append((number, value))
-    return graded_from_rows(rows, source=str(path))
+        rows = read_jsonl_rows(path)
+    except GradedInputError:
+        raise
+    except InputError as error:
+        raise GradedInputError(str(error)) from None
+    return graded_from_rows(rows, source=str(path), require_grades=require_grades,
+                            require_text=require_text)
 
 
-def graded_from_rows(rows: list, source: str = "") -> GradedData:
-    """Validate rows (dicts, or ``(line number, dict)`` pairs) into :class:`GradedData`."""
+def graded_from_rows(rows: list, source: str = "", require_grades: bool = True,
+                     require_text: bool = False) -> GradedData:
+    """Validate rows (dicts, or ``(line number, dict)`` pairs) into :class:`GradedData`
+    (``require_grades``/``require_text``: see :func:`read_graded_jsonl`)."""
     numbered = [
         row if isinstance(row, tuple) and len(row) == 2 else (index, row)
         for index, row in enumerate(rows, start=1)
@@ -125,6 +128,13 @@ def graded_from_rows(rows: list, source: str = "") -> GradedData:
                                        "list of strings.")
             if references[index] is None:
                 references[index] = refs
+        if require_text:
+            for key in ("prediction", "references"):
+                if key not in row:
+                    present = ", ".join(repr(k) for k in row) or "none"
+                    raise GradedInputError(f"{where}: no field {key!r} (fields present: "
+                                           f"{present}); every row needs 'prediction' and "
+                                           "'references'.")
         if "prediction" in row and not isinstance(row["prediction"], str):
             raise GradedInputError(f"{where}: 'prediction' must be a string.")
         if system not in cells:
@@ -143,7 +153,7 @@ def graded_from_rows(rows: list, source: str = "") -> GradedData:
                 f"{source or 'rows'}: system {system!r} has no row for {len(missing)} item(s) "
                 f"({shown}); every system needs a row for every item."
             )
-    if len(systems) < 2:
+    if len(systems) < 2 and require_grades:
         raise GradedInputError(
             f"{source or 'rows'}: only one system ({systems[0]!r}); agreement compares pairs "
             "of systems, so give rows for at least two systems."
@@ -187,7 +197,7 @@ def graded_from_rows(rows: list, source: str = "") -> GradedData:
                 raise GradedInputError(f"{_where(source, row['_line'])}: 'grade' must be a "
                                        "number.")
         grade = np.array([[row["grade"] for row in per] for per in ordered], dtype=np.float64)
-    if raw_grades is None and grade is None:
+    if raw_grades is None and grade is None and require_grades:
         raise GradedInputError(f"{source or 'rows'}: no human grades; every row needs 'grades' "
                                "(raw, per grader) or 'grade' (aggregated).")
 
@@ -214,7 +224,8 @@ def graded_from_rows(rows: list, source: str = "") -> GradedData:
                     )
                 table[s, i] = value
         scores[name] = table
-    return GradedData(items, systems, refs_out, predictions, raw_grades, grade, scores, graders)
+    return GradedData(items, systems, refs_out, predictions, raw_grades, grade, scores,  # type: ignore[arg-type]
+                      graders)  # refs_out holds no None (checked above)
 
 
 def check_grade_range(data: GradedData, low: float, high: float) -> None:

@@ -7,9 +7,10 @@ Two protocols share this engine:
   every model and metric, strict win fractions (ties count against the first model), a pair
   significant when its fraction is <= 0.05 or >= 0.95, bootstrap medians and
   ``sorted[12]``/``sorted[-12]`` bounds, synthetic models de-duplicated as published.
-* ``"default"``: numpy's ``default_rng(seed)``, two-sided paired-bootstrap p-values with
+* ``"default"``: :func:`cgm_metrics.significance.compare` on every metric's model
+  statistics (its bootstrap draws, two-sided p-values from the bootstrap standard error,
   Holm's correction over all pairs of a metric, full-data point scores and percentile
-  intervals, synthetic models de-duplicated keeping the real systems.
+  intervals), synthetic models de-duplicated keeping the real systems.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..significance import resampling
 from .statistics import ItemStatistics
 
 PROTOCOLS = ("default", "evtikhiev2023")
@@ -102,21 +104,14 @@ def deduplicate(models: list[Model], predictions, fallback: np.ndarray,
 
 
 def resample_indices(n_items: int, n_resamples: int, protocol: str, seed: int) -> np.ndarray:
-    """``[n_resamples, n_items]`` item indices, the same for every model and metric."""
+    """``[n_resamples, n_items]`` item indices, the same for every model and metric: Python's
+    ``random.choices`` as published, else the significance library's bootstrap draws."""
     if protocol == "evtikhiev2023":
         rng = random.Random(seed)
         population = range(n_items)
         return np.array([rng.choices(population, k=n_items) for _ in range(n_resamples)],
                         dtype=np.int64).reshape(n_resamples, n_items)
-    return np.random.default_rng(seed).integers(0, n_items, size=(n_resamples, n_items))
-
-
-def count_matrix(indices: np.ndarray, n_items: int) -> np.ndarray:
-    """How often each item occurs in each resample: ``[n_resamples, n_items]``."""
-    n_resamples = indices.shape[0]
-    offsets = indices + (np.arange(n_resamples) * n_items)[:, None]
-    return np.bincount(offsets.ravel(), minlength=n_resamples * n_items).reshape(
-        n_resamples, n_items).astype(np.float64)
+    return resampling.bootstrap_indices(n_items, n_resamples, seed)
 
 
 def model_statistics(metric: ItemStatistics, models: list[Model]) -> np.ndarray:
@@ -125,20 +120,21 @@ def model_statistics(metric: ItemStatistics, models: list[Model]) -> np.ndarray:
     return np.stack([metric.stats[m.source, items] for m in models])
 
 
-def bootstrap_scores(metric: ItemStatistics, models: list[Model], indices: np.ndarray,
-                     counts: np.ndarray, exact_means: bool) -> tuple[np.ndarray, np.ndarray]:
-    """``(full-data score [n_models], resampled scores [n_models, n_resamples])``."""
+def published_bootstrap(metric: ItemStatistics, models: list[Model],
+                        indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(full-data score [n_models], resampled scores [n_models, n_resamples])`` as the study
+    computed them: ``numpy.mean`` over the gathered item values of each resample for metrics
+    given per item, the corpus score of the resampled rows otherwise."""
     stats = model_statistics(metric, models)
     full = metric.score(stats.sum(axis=1))
-    if metric.mean_of_items and exact_means:
-        # numpy.mean over the gathered values, as the study computed each resample
+    if metric.mean_of_items:
         values = stats[..., 0]
         out = np.empty((len(models), indices.shape[0]))
         for m in range(len(models)):  # 2-D gathers: numpy's pairwise sum per resample row
             out[m] = values[m][indices].mean(axis=-1)
         return full, out
-    summed = np.einsum("rn,mnk->mrk", counts, stats, optimize=True)
-    return full, np.asarray(metric.score(summed), dtype=np.float64)
+    resampled = resampling.bootstrap_scores(list(stats), metric.score, indices)
+    return full, np.stack(resampled)
 
 
 def win_fractions(boot: np.ndarray) -> np.ndarray:
@@ -146,37 +142,3 @@ def win_fractions(boot: np.ndarray) -> np.ndarray:
     n_resamples = boot.shape[1]
     wins = (boot[:, None, :] > boot[None, :, :]).sum(axis=2)
     return wins / n_resamples
-
-
-def two_sided_p_values(boot: np.ndarray, full: np.ndarray) -> np.ndarray:
-    """``[m1, m2]`` two-sided p-values of the paired difference m1 - m2.
-
-    The difference on the full data divided by the standard deviation of the paired
-    resampled differences (bootstrap standard error) is referred to the normal
-    distribution. Continuous p-values keep Holm's correction meaningful with many pairs,
-    where resample-count p-values (>= 1/R) would never pass it.
-    """
-    import scipy.stats
-
-    diff = boot[:, None, :] - boot[None, :, :]
-    se = diff.std(axis=2, ddof=1)
-    delta = full[:, None] - full[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.abs(delta) / se
-    p = 2 * scipy.stats.norm.sf(z)
-    p = np.where(se > 0, p, np.where(delta == 0, 1.0, 0.0))
-    np.fill_diagonal(p, 1.0)
-    return p
-
-
-def holm(p_values: np.ndarray) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (monotone, capped at 1), in the input order."""
-    p = np.asarray(p_values, dtype=np.float64)
-    m = len(p)
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out

@@ -47,7 +47,12 @@ def format_table(result: AgreementResult) -> str:
 
 
 def to_json(result: AgreementResult, path: str | Path | None = None) -> str:
-    text = json.dumps(result.to_dict(), indent=1, ensure_ascii=False)
+    """The result as JSON: one top-level key per line, each value compact (json's C encoder
+    runs only without ``indent``; an indented CoNaLa-sized result took seconds)."""
+    items = result.to_dict().items()
+    text = "{\n" + ",\n".join(
+        f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in items
+    ) + "\n}"
     if path is not None:
         Path(path).write_text(text + "\n", encoding="utf-8")
     return text

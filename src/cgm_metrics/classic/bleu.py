@@ -1,18 +1,27 @@
-"""BLEU on code as Out of the BLEU computed it: sacrebleu's statistics and scores.
+"""BLEU, the one implementation: Out of the BLEU's code BLEU and sacrebleu's BLEU as options.
 
 Each item is a row of sacrebleu's sufficient statistics ``[hyp_len, ref_len, correct_1..N,
 total_1..N]`` (10 numbers for N = 4), n-grams clipped by the item's references together
 and ``ref_len`` the closest reference length, exactly as sacrebleu counts them. Then:
 
 - ``corpus_score`` (the ``score`` of :meth:`compute`) is sacrebleu's corpus BLEU of the
-  summed rows (exp smoothing, no effective order): the "BLEU" of the study's tables;
+  summed rows (exp smoothing; effective order only when asked): the "BLEU" of the study's
+  tables, and ``sacrebleu.corpus_bleu`` with ``tokenize="13a"``;
 - ``item_scores`` (``per_item``) is sacrebleu's *sentence* BLEU of each row (exp smoothing
   and effective order, as ``sacrebleu.sentence_bleu``): the study's per-snippet BLEU;
 - ``score_from_statistics`` scores summed rows, vectorised, for resampling.
 
 Scale 0-100 (sacrebleu's). The default tokenizer ``"code"`` is the study's: TranX code
 tokens, then sacrebleu without further tokenization (what its vendored sacrebleu "code"
-tokenizer did); sacrebleu's own tokenizers are options.
+tokenizer did); sacrebleu's own tokenizers are options (``tokenize="13a"`` with the other
+defaults is ``sacrebleu.BLEU()``, which the significance tests' ``metric="bleu"`` uses).
+
+With one reference per item the n-grams of the whole corpus are counted at once with numpy
+(one sort per n-gram order instead of a ``Counter`` per segment); several references use
+sacrebleu's public n-gram extraction per item. The transcendental steps (``exp``, ``log``)
+use the C library's functions, as sacrebleu's ``math`` calls do: numpy's SIMD ``exp``/``log``
+differ from them in the last bit on some CPUs (AVX-512), which would make resampled
+medians differ from the published ones.
 """
 
 from __future__ import annotations
@@ -21,17 +30,30 @@ import math
 from typing import Any
 
 import numpy as np
-from sacrebleu.metrics.bleu import BLEU
-from sacrebleu.metrics.helpers import extract_all_word_ngrams
 
+from ..core.languages import resolve_language
 from ..core.tokenizers import tranx_tokenize
 from ..metric import Metric
 
 #: ``tokenize`` choices: the study's code tokenizer and sacrebleu's offline tokenizers.
 TOKENIZERS: tuple[str, ...] = ("code", "none", "13a", "intl", "char", "zh")
 SMOOTH_METHODS: tuple[str, ...] = ("exp", "floor", "add-k", "none")
+#: sacrebleu's ``BLEU.SMOOTH_DEFAULTS`` (sacrebleu itself is imported only when its
+#: tokenizers or its multi-reference n-gram extraction are needed)
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
 _MIN_LOG = -9999999999.0  # sacrebleu's floor for log(0)
+_libm_exp = np.frompyfunc(math.exp, 1, 1)
+_libm_log = np.frompyfunc(math.log, 1, 1)
+
+
+def _exp(values: np.ndarray) -> np.ndarray:
+    """``math.exp`` elementwise (the C library's, bit for bit as sacrebleu)."""
+    return np.asarray(_libm_exp(np.asarray(values, dtype=np.float64)), dtype=np.float64)
+
+
+def _log(values: np.ndarray) -> np.ndarray:
+    return np.asarray(_libm_log(np.asarray(values, dtype=np.float64)), dtype=np.float64)
 
 
 def bleu_from_statistics(
@@ -43,8 +65,8 @@ def bleu_from_statistics(
 ) -> np.ndarray:
     """sacrebleu's ``BLEU.compute_bleu`` for every row of ``stats[..., 2 + 2N]``, vectorised.
 
-    Follows sacrebleu's arithmetic step by step (same operations in the same order), so the
-    values equal sacrebleu's to the last bits or within a unit of the last place.
+    Follows sacrebleu's arithmetic step by step (same operations in the same order, ``exp``
+    and ``log`` from the C library), so the values equal sacrebleu's bit for bit.
     """
     stats = np.asarray(stats, dtype=np.float64)
     order = max_ngram_order
@@ -53,16 +75,17 @@ def bleu_from_statistics(
             f"BLEU statistics rows have {2 + 2 * order} numbers for max_ngram_order={order}, "
             f"got rows of {stats.shape[-1]}."
         )
-    if smooth_value is None:
-        smooth_value = BLEU.SMOOTH_DEFAULTS[smooth_method]
+    default = SMOOTH_DEFAULTS[smooth_method]  # None for exp and none: value unused
+    value = float(default or 0.0) if smooth_value is None else float(smooth_value)
     sys_len, ref_len = stats[..., 0], stats[..., 1]
     correct = [stats[..., 2 + n].copy() for n in range(order)]
     total = [stats[..., 2 + order + n].copy() for n in range(order)]
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        short = sys_len < ref_len
-        ratio = ref_len / np.where(sys_len > 0, sys_len, 1.0)
-        bp = np.where(short, np.where(sys_len > 0, np.exp(1.0 - ratio), 0.0), 1.0)
+        short = (sys_len < ref_len) & (sys_len > 0)
+        bp = np.where(sys_len < ref_len, 0.0, 1.0)
+        if short.any():
+            bp[short] = _exp(1.0 - ref_len[short] / sys_len[short])
 
         any_correct = np.zeros(sys_len.shape, dtype=bool)
         for n in range(order):
@@ -74,8 +97,8 @@ def bleu_from_statistics(
         smooth_mteval = np.ones(sys_len.shape)
         for n in range(order):
             if smooth_method == "add-k" and n > 0:
-                correct[n] = correct[n] + smooth_value
-                total[n] = total[n] + smooth_value
+                correct[n] = correct[n] + value
+                total[n] = total[n] + value
             active &= total[n] != 0
             if effective_order:
                 eff_order = np.where(active, float(n + 1), eff_order)
@@ -85,25 +108,86 @@ def bleu_from_statistics(
                 smooth_mteval = np.where(zero, smooth_mteval * 2, smooth_mteval)
                 precisions[n] = np.where(zero, 100.0 / (smooth_mteval * safe_total), 0.0)
             elif smooth_method == "floor":
-                precisions[n] = np.where(zero, 100.0 * smooth_value / safe_total, 0.0)
+                precisions[n] = np.where(zero, 100.0 * value / safe_total, 0.0)
             hit = active & (correct[n] != 0)
             precisions[n] = np.where(hit, 100.0 * correct[n] / safe_total, precisions[n])
 
         log_sum = np.zeros(sys_len.shape)
         for n in range(order):
             p = precisions[n]
-            log_p = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)), _MIN_LOG)
+            log_p = np.full(p.shape, _MIN_LOG)
+            positive = p > 0
+            if positive.any():
+                log_p[positive] = _log(p[positive])
             log_sum = log_sum + np.where(n < eff_order, log_p, 0.0)
-        score = bp * np.exp(log_sum / eff_order)
+        score = bp * _exp(log_sum / eff_order)
     return np.where(any_correct, score, 0.0)
 
 
+def corpus_ngram_statistics(
+    hypotheses: list[list[str]], references: list[list[str]], max_order: int
+) -> np.ndarray:
+    """BLEU rows of token lists with one reference per item, counted with numpy.
+
+    Every n-gram becomes an int64 key ``(item, n-gram code)``; one ``unique`` per order and
+    side counts them and ``intersect1d`` pairs hypothesis and reference n-grams, so the
+    clipped matches are ``min(hyp count, ref count)`` summed per item, as sacrebleu counts.
+    """
+    n_items = len(hypotheses)
+    vocabulary: dict[str, int] = {}
+
+    def encode(texts: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+        lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+        ids = [vocabulary.setdefault(t, len(vocabulary)) for tokens in texts for t in tokens]
+        return np.asarray(ids, dtype=np.int64), lengths
+
+    hyp_ids, hyp_lengths = encode(hypotheses)
+    ref_ids, ref_lengths = encode(references)
+    rows = np.zeros((n_items, 2 + 2 * max_order), dtype=np.float64)
+    rows[:, 0], rows[:, 1] = hyp_lengths, ref_lengths
+    orders = np.arange(1, max_order + 1)
+    rows[:, 2 + max_order :] = np.maximum(hyp_lengths[:, None] - orders + 1, 0)
+    if hyp_ids.size == 0 or ref_ids.size == 0:
+        return rows
+    n_hyp = hyp_ids.size
+    ids = np.concatenate([hyp_ids, ref_ids]) + 1  # token codes 1..V, both sides together
+    lengths = np.concatenate([hyp_lengths, ref_lengths])
+    segment = np.repeat(np.arange(2 * n_items, dtype=np.int64), lengths) % n_items
+    seg_end = np.repeat(np.cumsum(lengths), lengths)
+    positions = np.arange(ids.size)
+    vocab = len(vocabulary) + 1
+    codes = ids.copy()
+    bound = vocab
+    for order in range(1, max_order + 1):
+        if order > 1:  # extend every (n-1)-gram by its next token, then number them 1..K
+            codes = codes * vocab + ids[np.minimum(positions + order - 1, ids.size - 1)]
+            unique, inverse = np.unique(codes, return_inverse=True)
+            codes = inverse.ravel().astype(np.int64) + 1
+            bound = unique.size + 1
+        valid = positions + order - 1 < seg_end
+        keys = segment * bound + codes
+        hyp_keys = keys[:n_hyp][valid[:n_hyp]]
+        ref_keys = keys[n_hyp:][valid[n_hyp:]]
+        hyp_unique, hyp_counts = np.unique(hyp_keys, return_counts=True)
+        ref_unique, ref_counts = np.unique(ref_keys, return_counts=True)
+        common, in_hyp, in_ref = np.intersect1d(
+            hyp_unique, ref_unique, assume_unique=True, return_indices=True
+        )
+        clipped = np.minimum(hyp_counts[in_hyp], ref_counts[in_ref])
+        rows[:, 1 + order] = np.bincount(common // bound, weights=clipped, minlength=n_items)
+    return rows
+
+
 class BleuMetric(Metric):
-    """BLEU as Out of the BLEU computed it (sacrebleu; TranX code tokens by default).
+    """BLEU as Out of the BLEU computed it (TranX code tokens by default), or sacrebleu's BLEU
+    with ``tokenize="13a"`` (its other tokenizers, too).
 
     >>> metric = BleuMetric()
     >>> round(metric.compute(["x = a + b"], ["x = a + c"])["score"], 2)
     66.87
+    >>> round(BleuMetric(tokenize="13a").compute(["the cat sat on the mat"],
+    ...                                          ["the cat sat on a mat"])["score"], 4)
+    53.7285
     """
 
     name = "bleu"
@@ -117,12 +201,13 @@ class BleuMetric(Metric):
         smooth_method: str = "exp",
         smooth_value: float | None = None,
         max_ngram_order: int = 4,
+        effective_order: bool = False,
     ) -> None:
         if not isinstance(tokenize, str) or tokenize not in TOKENIZERS:
             raise ValueError(
                 f"Unknown `tokenize` {tokenize!r} for bleu; choose one of "
                 f"{', '.join(repr(t) for t in TOKENIZERS)} (default 'code': TranX code "
-                "tokens, as Out of the BLEU)."
+                "tokens, as Out of the BLEU; '13a' is sacrebleu's default)."
             )
         if smooth_method not in SMOOTH_METHODS:
             raise ValueError(
@@ -144,26 +229,39 @@ class BleuMetric(Metric):
             raise ValueError(
                 f"`max_ngram_order` must be an integer from 1 to 10, got {max_ngram_order!r}."
             )
-        if not isinstance(lowercase, bool):
-            raise TypeError(f"`lowercase` must be True or False, got {lowercase!r}.")
-        # The tokenizer is language-independent; ``lang`` is accepted like every metric's.
-        super().__init__(
-            tokenize=tokenize,
-            lowercase=lowercase,
-            smooth_method=smooth_method,
-            smooth_value=BLEU.SMOOTH_DEFAULTS[smooth_method]
+        for flag, value in (("lowercase", lowercase), ("effective_order", effective_order)):
+            if not isinstance(value, bool):
+                raise TypeError(f"`{flag}` must be True or False, got {value!r}.")
+        # The tokenizers do not depend on the language, but an unknown one is still an error.
+        self.lang = resolve_language(lang).name
+        options: dict[str, Any] = {
+            "tokenize": tokenize,
+            "lowercase": lowercase,
+            "smooth_method": smooth_method,
+            "smooth_value": SMOOTH_DEFAULTS[smooth_method]
             if smooth_value is None
             else smooth_value,
-            max_ngram_order=max_ngram_order,
-        )
-        self.lang = lang
+            "max_ngram_order": max_ngram_order,
+        }
+        if effective_order:
+            options["effective_order"] = True
+        super().__init__(**options)
         self._tokenize = tokenize
         self._lowercase = lowercase
         self._smooth_method = smooth_method
         self._smooth_value = smooth_value
         self._order = max_ngram_order
-        self._sacrebleu_tokenizer = (
-            None if tokenize == "code" else BLEU(tokenize=tokenize).tokenizer
+        self._effective_order = effective_order
+        self._sacrebleu_tokenizer: Any = None
+        if tokenize != "code":
+            from sacrebleu.metrics.bleu import BLEU
+
+            self._sacrebleu_tokenizer = BLEU(tokenize=tokenize).tokenizer
+
+    def columns(self) -> tuple[str, ...]:
+        order = range(1, self._order + 1)
+        return (
+            "hyp_len", "ref_len", *(f"correct_{n}" for n in order), *(f"total_{n}" for n in order)
         )
 
     def preprocess(self, text: str) -> str:
@@ -177,6 +275,22 @@ class BleuMetric(Metric):
 
     def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
         order = self._order
+        if all(len(refs) == 1 for refs in references):
+            seen: dict[str, list[str]] = {}  # a text repeated in the call is tokenized once
+
+            def tokens(text: str) -> list[str]:
+                found = seen.get(text)
+                if found is None:
+                    found = seen[text] = self.preprocess(text).split()
+                return found
+
+            return corpus_ngram_statistics(
+                [tokens(text) for text in predictions],
+                [tokens(refs[0]) for refs in references],
+                order,
+            )
+        from sacrebleu.metrics.helpers import extract_all_word_ngrams
+
         rows = np.zeros((len(predictions), 2 + 2 * order), dtype=np.float64)
         for row, (prediction, refs) in zip(
             rows, zip(predictions, references, strict=True), strict=True
@@ -207,7 +321,7 @@ class BleuMetric(Metric):
     def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
         """Corpus BLEU of (summed) statistics rows, as ``sacrebleu.corpus_bleu``."""
         return bleu_from_statistics(
-            stats, self._order, self._smooth_method, self._smooth_value, effective_order=False
+            stats, self._order, self._smooth_method, self._smooth_value, self._effective_order
         )
 
     def item_scores(self, stats: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import single_meteor_score
 
+from ..core.languages import resolve_language
 from ..metric import MeanOfItems
 from .tokens import token_function
 from .wordnet import WORDNET_VERSION, load_wordnet
@@ -56,7 +57,7 @@ class MeteorMetric(MeanOfItems):
         self._beta = _check_parameter("beta", beta, None)
         self._gamma = _check_parameter("gamma", gamma, 1.0)
         super().__init__(tokenize=tokenize, alpha=alpha, beta=beta, gamma=gamma)
-        self.lang = lang  # tokens do not depend on the language
+        self.lang = resolve_language(lang).name  # tokens do not depend on it; a typo is an error
         self._wordnet = load_wordnet()  # fails here, with the fix, when WordNet is missing
         self._stemmer = PorterStemmer()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.languages import resolve_language
 from ..metric import MeanOfItems
 from .tokens import token_function
 
@@ -61,8 +62,8 @@ class RougeLMetric(MeanOfItems):
 
     def __init__(self, lang: str = "python", tokenize: str = "code") -> None:
         self._tokens = token_function(tokenize, "rouge_l")
-        super().__init__(tokenize=tokenize)  # tokens do not depend on ``lang``
-        self.lang = lang
+        super().__init__(tokenize=tokenize)
+        self.lang = resolve_language(lang).name  # tokens do not depend on it; a typo is an error
 
     def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
         values = np.zeros(len(predictions))

@@ -43,6 +43,13 @@ WEIGHTED_REF_LENGTH = 18
 SYNTAX_MATCH, SYNTAX_TOTAL = 19, 20
 DATAFLOW_MATCH, DATAFLOW_TOTAL = 21, 22
 N_COLUMNS = 23
+COLUMN_NAMES = (
+    *(f"ngram_clipped_{n}" for n in range(1, 5)), *(f"ngram_total_{n}" for n in range(1, 5)),
+    "hyp_len", "ref_len",
+    *(f"weighted_clipped_{n}" for n in range(1, 5)),
+    *(f"weighted_total_{n}" for n in range(1, 5)),
+    "weighted_ref_len", "syntax_match", "syntax_total", "dataflow_match", "dataflow_total",
+)
 EPSILON = 0.1  # NLTK's smoothing method1
 
 
@@ -290,6 +297,9 @@ class CodeBleuMetric(Metric):
         row[SYNTAX_TOTAL] = syntax_total
         row[DATAFLOW_MATCH] = flow_match
         row[DATAFLOW_TOTAL] = flow_total
+
+    def columns(self) -> tuple[str, ...]:
+        return COLUMN_NAMES
 
     # -- scores ----------------------------------------------------------------------------
     def components_from_statistics(self, stats: np.ndarray) -> dict[str, np.ndarray]:

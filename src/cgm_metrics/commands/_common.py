@@ -9,13 +9,11 @@ import io
 import json
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from ..formatting import format_p, format_value
 from ..io import (
     InputError,
     check_same_length,
@@ -24,10 +22,15 @@ from ..io import (
     read_graded,
     read_predictions,
     read_references,
+    system_names,
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["format_p", "format_value", "system_names"]  # shared with the Space via the library
+
 DEFAULT_METRICS = ("chrf_code", "codebleu", "ruby")
-CHUNK_SIZE = 32  # items per unit of work: the progress bar's step and the --jobs task size
 
 
 # ---------------------------------------------------------------- metrics and languages
@@ -60,7 +63,7 @@ def load_metrics(names: Sequence[str], lang: str, explicit: bool) -> MetricSet:
     whose implementation is not importable is skipped (with the reason) when the names are
     the defaults, and an error when the user asked for it by name.
     """
-    from ..registry import metric_class, metrics
+    from ..registry import get_metric, metric_class, metrics
 
     known = metrics()
     unknown = [name for name in names if name not in known]
@@ -73,7 +76,7 @@ def load_metrics(names: Sequence[str], lang: str, explicit: bool) -> MetricSet:
     for name in dict.fromkeys(names):  # keep the user's order, drop repeats
         options = {"lang": lang}
         try:
-            metric_type = metric_class(name)
+            metric_class(name)  # importable here?
         except (ImportError, AttributeError) as error:
             reason = f"its implementation is not available in this installation ({error})"
             if explicit:
@@ -81,7 +84,7 @@ def load_metrics(names: Sequence[str], lang: str, explicit: bool) -> MetricSet:
             result.skipped[name] = reason
             continue
         try:
-            metric = metric_type(**options)
+            metric = get_metric(name, **options)
         except (ValueError, TypeError) as error:
             raise InputError(f"Metric {name!r}: {error}") from None
         result.names.append(name)
@@ -124,25 +127,9 @@ def require_significance():
 # ---------------------------------------------------------------- statistics
 
 
-def _chunk_statistics(
-    name: str, options: dict, predictions: list[str], references: list[list[str]]
-) -> np.ndarray:
-    from ..registry import get_metric
-
-    return np.asarray(get_metric(name, **options).statistics(predictions, references))
-
-
-def _chunks(n_items: int) -> list[tuple[int, int]]:
-    return [(start, min(start + CHUNK_SIZE, n_items)) for start in range(0, n_items, CHUNK_SIZE)]
-
-
 class StatisticsRunner:
-    """Computes per-item statistics for many (metric, system) tasks, in one process or
-    several (``jobs``), behind one progress bar.
-
-    Statistics are per item, so computing them chunk by chunk and stacking the chunks gives
-    exactly the statistics of the whole corpus.
-    """
+    """The per-item statistics of many (metric, system) tasks behind one progress bar:
+    :func:`cgm_metrics.runner.compute_many`, with input errors as :class:`InputError`."""
 
     def __init__(self, jobs: int = 1, progress: bool = False) -> None:
         self.jobs = max(1, int(jobs))
@@ -156,56 +143,25 @@ class StatisticsRunner:
     ) -> dict[str, dict[str, np.ndarray]]:
         """``{metric: {system: stats[n_items, k]}}``."""
         from ..core.inputs import check_inputs
+        from ..runner import Task, compute_many
 
+        checked = {}
         for system, predictions in systems.items():
             try:
-                check_inputs(predictions, references)
+                checked[system], refs = check_inputs(predictions, references)
             except (ValueError, TypeError) as error:
                 raise InputError(f"System {system!r}: {error}") from None
-        tasks = [
-            (name, system, start, stop)
-            for name in metric_set.names
-            for system in systems
-            for start, stop in _chunks(len(references))
-        ]
-        bar = _progress_bar(len(tasks) * 1, self.progress, "statistics")
-        parts: dict[tuple[str, str], list[np.ndarray | None]] = {}
-        for name, system, _start, _stop in tasks:
-            parts.setdefault((name, system), []).append(None)
+        keys = [(name, system) for name in metric_set.names for system in systems]
+        tasks = [Task(metric_set.metrics[name], checked[system], refs) for name, system in keys]
+        bar = _progress_bar(len(tasks) * len(references), self.progress, "statistics")
         try:
-            if self.jobs == 1:
-                for name, system, start, stop in tasks:
-                    metric = metric_set.metrics[name]
-                    stats = metric.statistics(systems[system][start:stop],
-                                              references[start:stop])
-                    parts[(name, system)][start // CHUNK_SIZE] = np.asarray(stats)
-                    bar.update(1)
-            else:
-                with ProcessPoolExecutor(max_workers=self.jobs) as pool:
-                    futures = [
-                        (
-                            (name, system, start),
-                            pool.submit(
-                                _chunk_statistics,
-                                name,
-                                metric_set.options[name],
-                                systems[system][start:stop],
-                                references[start:stop],
-                            ),
-                        )
-                        for name, system, start, stop in tasks
-                    ]
-                    for (name, system, start), future in futures:
-                        parts[(name, system)][start // CHUNK_SIZE] = future.result()
-                        bar.update(1)
+            results = compute_many(tasks, self.jobs, bar.update)
         finally:
             bar.close()
-        return {
-            name: {
-                system: np.concatenate(parts[(name, system)], axis=0) for system in systems
-            }
-            for name in metric_set.names
-        }
+        out: dict[str, dict[str, np.ndarray]] = {name: {} for name in metric_set.names}
+        for (name, system), stats in zip(keys, results, strict=True):
+            out[name][system] = stats
+        return out
 
 
 class _NoBar:
@@ -223,7 +179,7 @@ def _progress_bar(total: int, enabled: bool, description: str):
         from tqdm import tqdm
     except ImportError:  # the bar is a convenience; never fail without it
         return _NoBar()
-    return tqdm(total=total, desc=description, unit="chunk", file=sys.stderr, leave=False)
+    return tqdm(total=total, desc=description, unit="item", file=sys.stderr, leave=False)
 
 
 def want_progress(args: argparse.Namespace) -> bool:
@@ -342,26 +298,6 @@ def probability(text: str) -> float:
     return value
 
 
-def system_names(paths: Sequence[str], names: Sequence[str] | None) -> list[str]:
-    """Names for system files: ``--names`` if given, else the file stems (paths if stems
-    repeat)."""
-    if names:
-        if len(names) != len(paths):
-            raise InputError(
-                f"--names gives {len(names)} names for {len(paths)} system files; give one "
-                "name per file."
-            )
-        if len(set(names)) != len(names):
-            raise InputError("--names has repeated names; every system needs its own name.")
-        return list(names)
-    stems = [Path(p).stem for p in paths]
-    if len(set(stems)) == len(stems):
-        return stems
-    if len(set(paths)) != len(paths):
-        raise InputError("The same system file is given twice; give each system once.")
-    return [str(p) for p in paths]
-
-
 def load_inputs(
     args: argparse.Namespace, system_paths: Sequence[str]
 ) -> tuple[list[list[str]], dict[str, list[str]]]:
@@ -417,19 +353,6 @@ def load_graded(path: str, wanted: Sequence[str] | None):
 # ---------------------------------------------------------------- formatting and files
 
 
-def format_value(value: float | None, scale: float) -> str:
-    """A score on its metric's scale: 2 decimals for 0-100 metrics, 4 for 0-1 metrics."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "n/a"
-    return f"{value:.2f}" if scale >= 10 else f"{value:.4f}"
-
-
-def format_p(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
 def table(
     headers: Sequence[str], rows: Sequence[Sequence[object]], align: str | None = None
 ) -> str:
@@ -451,6 +374,8 @@ def table(
 
 
 def to_jsonable(value: Any) -> Any:
+    import numpy as np
+
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -125,7 +125,7 @@ def write_report(
     for name, result in results.items():
         scale = result["scale"]
         parts += [f"### {name}", "", _md_table(
-            ["A vs B", "A - B", "p", f"p ({correction_name})", "MDD", "verdict"],
+            ["A vs B", "B - A", "p", f"p ({correction_name})", "MDD", "verdict"],
             [[f"{p['a']} vs {p['b']}", f"{p['delta']:+.4g}", common.format_p(p["p_value"]),
               common.format_p(p["p_adjusted"]), common.format_value(p["mdd"], scale),
               p["verdict"]] for p in result["pairs"]],

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -19,7 +18,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "matches the humans' by size of the metric difference.",
     )
     parser.add_argument("file", metavar="FILE", help="graded-outputs JSONL (one row per "
-                        "item and system; see DESIGN.md)")
+                        "item and system; see ARCHITECTURE.md)")
     parser.add_argument("--protocol", choices=("default", "evtikhiev2023"), default="default",
                         help="evtikhiev2023 reproduces Out of the BLEU exactly; default: numpy "
                         "RNG, two-sided p-values, Holm (default: %(default)s)")
@@ -29,8 +28,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--metrics", nargs="+", metavar="NAME", default=None,
                         help="metrics to compare: keys of the rows' 'scores', or registered "
                         "metrics computed from prediction/references (default: all 'scores')")
-    parser.add_argument("--resamples", type=int, default=None,
+    parser.add_argument("--n-resamples", type=int, default=None, metavar="R",
+                        dest="n_resamples",
                         help="bootstrap resamples (default: 500 for evtikhiev2023, else 1000)")
+    parser.add_argument("--resamples", type=int, dest="n_resamples", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=None,
                         help="random seed (default: 42 for evtikhiev2023, else 12345)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
@@ -39,8 +40,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "(default: 0 2 5 10 100; the study's HearthStone tables use 0 1 2 4 100)")
     parser.add_argument("--grade-range", type=float, nargs=2, default=(0.0, 4.0),
                         metavar=("LOW", "HIGH"), help="valid grade range (default: 0 4)")
-    parser.add_argument("--correction", choices=("holm", "none"), default="holm",
-                        help="multiple-comparison correction of the default protocol")
+    parser.add_argument("--correction", choices=("holm", "bh", "none"), default="holm",
+                        help="multiple-comparison correction of the default protocol: holm "
+                        "(default), bh (Benjamini-Hochberg) or none")
     parser.add_argument("--no-synthetic", action="store_true",
                         help="compare the real systems only (no synthetic models)")
     parser.add_argument("--no-correlations", action="store_true",
@@ -54,27 +56,25 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Problems the user can fix raise ``InputError`` (``cgm`` exits 1 with the message);
+    anything else is an internal error (exit 2)."""
     from ..agreement import format_table, plot, run_agreement, to_csv, to_json
 
-    try:
-        result = run_agreement(
-            args.file,
-            protocol=args.protocol,
-            aggregate_method=args.aggregate,
-            metrics=args.metrics,
-            n_resamples=args.resamples,
-            seed=args.seed,
-            alpha=args.alpha,
-            bins=args.bins,
-            grade_range=tuple(args.grade_range),
-            synthetic=not args.no_synthetic,
-            correlations=not args.no_correlations,
-            lang=args.lang,
-            correction=args.correction,
-        )
-    except ValueError as error:
-        print(f"cgm agreement: error: {error}", file=sys.stderr)
-        return 1
+    result = run_agreement(
+        args.file,
+        protocol=args.protocol,
+        aggregate_method=args.aggregate,
+        metrics=args.metrics,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        alpha=args.alpha,
+        bins=args.bins,
+        grade_range=tuple(args.grade_range),
+        synthetic=not args.no_synthetic,
+        correlations=not args.no_correlations,
+        lang=args.lang,
+        correction=args.correction,
+    )
     print(format_table(result))
     if args.json:
         to_json(result, args.json)

@@ -4,12 +4,15 @@ detectable difference."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from ..formatting import matrix_rows
 from ..io import InputError
 from . import _common as common
 from . import score as score_command
+
+if TYPE_CHECKING:
+    import numpy as np
 
 METHODS = ("paired_bootstrap", "approximate_randomization")
 CORRECTIONS = ("holm", "bh")
@@ -71,108 +74,33 @@ def add_test_arguments(parser: argparse.ArgumentParser) -> None:
 # ---------------------------------------------------------------- the comparison itself
 
 
-def _get(mapping: dict, *keys, default=None):
-    for key in keys:
-        if key in mapping:
-            return mapping[key]
-    return default
-
-
-def pairs_from_result(result: dict, systems: list[str]) -> list[dict]:
-    """The per-pair rows of ``ComparisonResult.to_dict()`` as
-    ``{"a", "b", "p_value", "p_adjusted", "significant"}``, in the order of
-    ``systems``."""
-    rows = []
-    for pair in _get(result, "pairs", "comparisons", default=[]):
-        a = _get(pair, "system_a", "a")
-        b = _get(pair, "system_b", "b")
-        rows.append(
-            {
-                "a": a,
-                "b": b,
-                "p_value": float(_get(pair, "p_value")),
-                "p_adjusted": float(_get(pair, "p_adjusted", "adjusted_p_value",
-                                         "p_value_adjusted", "p_value")),
-                "significant": bool(_get(pair, "significant")),
-                "verdict": _get(pair, "verdict"),
-            }
-        )
-    order = {name: index for index, name in enumerate(systems)}
-    rows.sort(key=lambda r: (order.get(r["a"], 0), order.get(r["b"], 0)))
-    return rows
-
-
-def verdict(pair: dict, higher_is_better: bool = True) -> str:
-    """``"A > B, significant"`` or ``"no detectable difference"`` (``delta`` = A - B)."""
-    if not pair["significant"]:
-        return "no detectable difference"
-    a_wins = (pair["delta"] > 0) == higher_is_better
-    winner, loser = (pair["a"], pair["b"]) if a_wins else (pair["b"], pair["a"])
-    return f"{winner} > {loser}, significant"
-
-
-def compare_metric(
-    library, metric, stats_by_system: dict[str, np.ndarray], args: argparse.Namespace,
-    ci_resamples: int = 1000, confidence: float = 0.95,
-) -> dict:
+def compare_metric(metric, stats_by_system: dict[str, np.ndarray], method: str = "paired_bootstrap",
+                   n_resamples: int | None = None, seed: int = 12345, alpha: float = 0.05,
+                   correction: str = "holm", power: float = 0.8,
+                   confidence: float = 0.95) -> dict:
     """Scores with CIs, the pairwise tests and the minimum detectable differences of one
-    metric."""
-    systems = list(stats_by_system)
-    scores = {}
-    for system, rows in stats_by_system.items():
-        value, low, high = library.bootstrap_ci(
-            rows, metric, n_resamples=ci_resamples, seed=args.seed, confidence=confidence
-        )
-        scores[system] = {"score": float(value), "low": float(low), "high": float(high)}
-    result = library.compare_systems(
-        stats_by_system, metric, method=args.method, n_resamples=args.n_resamples,
-        seed=args.seed, alpha=args.alpha, correction=args.correction,
-    )
-    result_dict = result.to_dict() if hasattr(result, "to_dict") else dict(result)
-    pairs = pairs_from_result(result_dict, systems)
-    for pair in pairs:
-        pair["delta"] = float(
-            metric.corpus_score(stats_by_system[pair["a"]])
-            - metric.corpus_score(stats_by_system[pair["b"]])
-        )
-        pair["mdd"] = None
-        if hasattr(library, "minimum_detectable_difference"):
-            mdd = library.minimum_detectable_difference(
-                stats_by_system[pair["a"]], stats_by_system[pair["b"]], metric,
-                alpha=args.alpha, power=args.power, seed=args.seed,
-            )
-            pair["mdd"] = float(getattr(mdd, "minimum_difference", mdd))
-        # the library's wording when it gives one, else the same wording made here
-        pair["verdict"] = pair["verdict"] or verdict(
-            pair, getattr(metric, "higher_is_better", True))
-    return {
-        "scale": metric.scale,
-        "signature": metric.signature(),
-        "scores": scores,
-        "pairs": pairs,
-        "comparison": result_dict,
-    }
+    metric: :func:`cgm_metrics.significance.compare`, as rows."""
+    from ..significance import compare
+
+    comparison = compare(stats_by_system, metric, method=method, n_resamples=n_resamples,
+                         seed=seed, alpha=alpha, correction=correction,
+                         confidence=confidence, power=power)
+    return {"scale": metric.scale, "signature": metric.signature(),
+            "higher_is_better": comparison.higher_is_better, **comparison.rows()}
 
 
 def run_comparison(metric_set, stats, args, confidence: float = 0.95) -> dict:
-    library = common.require_significance()
+    common.require_significance()
     return {
-        name: compare_metric(library, metric_set.metrics[name], stats[name], args,
+        name: compare_metric(metric_set.metrics[name], stats[name], method=args.method,
+                             n_resamples=args.n_resamples, seed=args.seed, alpha=args.alpha,
+                             correction=args.correction, power=args.power,
                              confidence=confidence)
         for name in metric_set.names
     }
 
 
 # ---------------------------------------------------------------- presentation
-
-
-def matrix_rows(systems: list[str], pairs: list[dict]) -> list[list[str]]:
-    """Adjusted p-values as a system x system matrix (``*`` marks significant pairs)."""
-    cell = {}
-    for pair in pairs:
-        text = common.format_p(pair["p_adjusted"]) + ("*" if pair["significant"] else "")
-        cell[(pair["a"], pair["b"])] = cell[(pair["b"], pair["a"])] = text
-    return [[a] + ["-" if a == b else cell.get((a, b), "") for b in systems] for a in systems]
 
 
 def print_comparison(results: dict, systems: list[str], n_items: int, args) -> None:
@@ -190,7 +118,7 @@ def print_comparison(results: dict, systems: list[str], n_items: int, args) -> N
         print(f"\npairs ({args.method}, p-values {correction}-adjusted over "
               f"{len(result['pairs'])} pairs, alpha {args.alpha}):")
         print(common.table(
-            ["A vs B", "A - B", "p", f"p ({CORRECTION_SHORT[args.correction]})", "MDD",
+            ["A vs B", "B - A", "p", f"p ({CORRECTION_SHORT[args.correction]})", "MDD",
              "verdict"],
             [[f"{p['a']} vs {p['b']}", _signed(p["delta"], scale), common.format_p(p["p_value"]),
               common.format_p(p["p_adjusted"]), common.format_value(p["mdd"], scale),
@@ -214,7 +142,7 @@ def _signed(value: float, scale: float) -> str:
 
 
 def pair_csv(results: dict) -> tuple[list[str], list[list]]:
-    headers = ["metric", "system_a", "system_b", "score_a", "score_b", "delta_a_minus_b", "p_value",
+    headers = ["metric", "system_a", "system_b", "score_a", "score_b", "delta_b_minus_a", "p_value",
                "p_adjusted", "significant", "mdd", "verdict"]
     rows = []
     for name, result in results.items():

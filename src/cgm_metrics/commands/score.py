@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..io import InputError
 from . import _common as common
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DESCRIPTION = """\
 Score one or more systems' outputs against references, with bootstrap confidence intervals.

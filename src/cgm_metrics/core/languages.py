@@ -8,11 +8,12 @@ not as per-language code paths.
 from __future__ import annotations
 
 import importlib
-import keyword
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
-from tree_sitter import Language
+if TYPE_CHECKING:  # tree-sitter is imported when a grammar is first needed
+    from tree_sitter import Language
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,6 @@ class LanguageSpec:
     comment_types: frozenset[str]
     string_types: frozenset[str]  # literals kept whole as one token
     identifier_types: frozenset[str]  # leaves renamed by identifier normalisation
-    keywords: tuple[str, ...] = field(default=())
     docstrings: bool = False  # Python: a string statement opening a body is documentation
 
     @property
@@ -35,76 +35,10 @@ class LanguageSpec:
 
 @cache
 def _load_grammar(module: str, function: str) -> Language:
+    from tree_sitter import Language
+
     return Language(getattr(importlib.import_module(module), function)())
 
-
-_C_KEYWORDS = (
-    "auto break case char const continue default do double else enum extern float for goto "
-    "if inline int long register restrict return short signed sizeof static struct switch "
-    "typedef union unsigned void volatile while _Bool _Complex _Imaginary"
-).split()
-_CPP_KEYWORDS = tuple(
-    _C_KEYWORDS
-    + (
-        "alignas alignof and and_eq asm bitand bitor bool catch char8_t char16_t char32_t class "
-        "compl concept consteval constexpr constinit const_cast co_await co_return co_yield "
-        "decltype delete dynamic_cast explicit export false friend mutable namespace new noexcept "
-        "not not_eq nullptr operator or or_eq private protected public reinterpret_cast requires "
-        "static_assert static_cast template this thread_local throw true try typeid typename "
-        "using virtual wchar_t xor xor_eq"
-    ).split()
-)
-_JAVA_KEYWORDS = (
-    "abstract assert boolean break byte case catch char class const continue default do double "
-    "else enum extends final finally float for goto if implements import instanceof int "
-    "interface long native new package private protected public return short static strictfp "
-    "super switch synchronized this throw throws transient try void volatile while var record "
-    "yield sealed permits true false null"
-).split()
-_JS_KEYWORDS = (
-    "await break case catch class const continue debugger default delete do else enum export "
-    "extends false finally for function if import in instanceof let new null return static "
-    "super switch this throw true try typeof var void while with yield async of get set"
-).split()
-_TS_KEYWORDS = tuple(
-    _JS_KEYWORDS
-    + (
-        "abstract any as asserts boolean declare infer interface is keyof module namespace never "
-        "number object private protected public readonly require string symbol type undefined "
-        "unique unknown implements satisfies override"
-    ).split()
-)
-_CS_KEYWORDS = (
-    "abstract as base bool break byte case catch char checked class const continue decimal "
-    "default delegate do double else enum event explicit extern false finally fixed float for "
-    "foreach goto if implicit in int interface internal is lock long namespace new null object "
-    "operator out override params private protected public readonly ref return sbyte sealed "
-    "short sizeof stackalloc static string struct switch this throw true try typeof uint ulong "
-    "unchecked unsafe ushort using virtual void volatile while var async await dynamic get set "
-    "yield record init"
-).split()
-_GO_KEYWORDS = (
-    "break case chan const continue default defer else fallthrough for func go goto if import "
-    "interface map package range return select struct switch type var true false nil iota"
-).split()
-_PHP_KEYWORDS = (
-    "abstract and array as break callable case catch class clone const continue declare default "
-    "do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile enum extends "
-    "final finally fn for foreach function global goto if implements include include_once "
-    "instanceof insteadof interface isset list match namespace new or print private protected "
-    "public readonly require require_once return static switch throw trait try unset use var "
-    "while xor yield true false null self parent"
-).split()
-_RUBY_KEYWORDS = (
-    "BEGIN END alias and begin break case class def defined? do else elsif end ensure false for "
-    "if in module next nil not or redo rescue retry return self super then true undef unless "
-    "until when while yield __FILE__ __LINE__ __method__"
-).split()
-_RUST_KEYWORDS = (
-    "as async await break const continue crate dyn else enum extern false fn for if impl in let "
-    "loop match mod move mut pub ref return self Self static struct super trait true type unsafe "
-    "use where while"
-).split()
 
 _LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
@@ -114,7 +48,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         comment_types=frozenset({"comment"}),
         string_types=frozenset({"string", "concatenated_string"}),
         identifier_types=frozenset({"identifier"}),
-        keywords=tuple(keyword.kwlist + ["match", "case", "type"]),
         docstrings=True,
     ),
     LanguageSpec(
@@ -124,7 +57,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         comment_types=frozenset({"line_comment", "block_comment", "comment"}),
         string_types=frozenset({"string_literal", "character_literal", "text_block"}),
         identifier_types=frozenset({"identifier", "type_identifier"}),
-        keywords=tuple(_JAVA_KEYWORDS),
     ),
     LanguageSpec(
         "javascript",
@@ -135,7 +67,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         identifier_types=frozenset(
             {"identifier", "property_identifier", "shorthand_property_identifier"}
         ),
-        keywords=tuple(_JS_KEYWORDS),
     ),
     LanguageSpec(
         "typescript",
@@ -151,7 +82,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
                 "type_identifier",
             }
         ),
-        keywords=_TS_KEYWORDS,
     ),
     LanguageSpec(
         "c",
@@ -160,7 +90,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         comment_types=frozenset({"comment"}),
         string_types=frozenset({"string_literal", "char_literal", "system_lib_string"}),
         identifier_types=frozenset({"identifier", "field_identifier", "type_identifier"}),
-        keywords=tuple(_C_KEYWORDS),
     ),
     LanguageSpec(
         "cpp",
@@ -173,7 +102,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         identifier_types=frozenset(
             {"identifier", "field_identifier", "type_identifier", "namespace_identifier"}
         ),
-        keywords=_CPP_KEYWORDS,
     ),
     LanguageSpec(
         "c_sharp",
@@ -190,7 +118,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
             }
         ),
         identifier_types=frozenset({"identifier"}),
-        keywords=tuple(_CS_KEYWORDS),
     ),
     LanguageSpec(
         "go",
@@ -203,7 +130,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         identifier_types=frozenset(
             {"identifier", "field_identifier", "type_identifier", "package_identifier"}
         ),
-        keywords=tuple(_GO_KEYWORDS),
     ),
     LanguageSpec(
         "php",
@@ -212,7 +138,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         comment_types=frozenset({"comment"}),
         string_types=frozenset({"string", "encapsed_string", "heredoc", "nowdoc"}),
         identifier_types=frozenset({"name"}),
-        keywords=tuple(_PHP_KEYWORDS),
     ),
     LanguageSpec(
         "ruby",
@@ -221,7 +146,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         comment_types=frozenset({"comment"}),
         string_types=frozenset({"string", "character", "regex", "heredoc_body", "simple_symbol"}),
         identifier_types=frozenset({"identifier", "constant", "instance_variable"}),
-        keywords=tuple(_RUBY_KEYWORDS),
     ),
     LanguageSpec(
         "rust",
@@ -230,7 +154,6 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         comment_types=frozenset({"line_comment", "block_comment"}),
         string_types=frozenset({"string_literal", "raw_string_literal", "char_literal"}),
         identifier_types=frozenset({"identifier", "field_identifier", "type_identifier"}),
-        keywords=tuple(_RUST_KEYWORDS),
     ),
 )
 

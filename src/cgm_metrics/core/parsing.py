@@ -57,7 +57,7 @@ def walk(root: Node) -> Iterator[Node]:
     """
     cursor = root.walk()
     while True:
-        yield cursor.node
+        yield cursor.node  # type: ignore[misc]  # a cursor always stands on a node
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
@@ -72,7 +72,7 @@ def leaves(root: Node, atomic_types: frozenset[str] = frozenset()) -> Iterator[N
     """
     cursor = root.walk()
     while True:
-        node = cursor.node
+        node: Node = cursor.node  # type: ignore[assignment]  # a cursor always stands on a node
         descend = node.type not in atomic_types and node.child_count > 0
         if not descend and node.end_byte > node.start_byte:
             yield node

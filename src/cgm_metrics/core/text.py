@@ -11,6 +11,7 @@ from .parsing import ParsedCode, leaves, parse, walk
 def _docstring_nodes(parsed: ParsedCode) -> list[Node]:
     """Python string statements that open a module, class or function body."""
     found = []
+    body: Node | None
     for node in walk(parsed.root):
         if node.type == "module":
             body = node

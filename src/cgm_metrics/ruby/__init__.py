@@ -68,7 +68,7 @@ def compute_ruby(
     return_per_sample: bool = False,
     level: str | None = None,
 ) -> dict[str, Any]:
-    """The result of the ``ruby`` evaluate module (contract of DESIGN.md).
+    """The result of the ``ruby`` evaluate module (the module card metrics/ruby/README.md).
 
     ``{"ruby": mean score, "levels": {"graph": n, "tree": n, "string": n}}``, plus
     ``"scores"`` and ``"sample_levels"`` (one per item) when ``return_per_sample``.

@@ -16,15 +16,24 @@ from .classical import (
     paired_effect_size,
     wilcoxon_test,
 )
-from .multiple import ComparisonResult, PairComparison, benjamini_hochberg, compare_systems, holm
+from .multiple import (
+    CORRECTIONS,
+    Comparison,
+    ComparisonResult,
+    PairComparison,
+    adjust,
+    benjamini_hochberg,
+    compare,
+    compare_systems,
+    holm,
+)
 from .paired import METHODS, PairedResult, Signature, bootstrap_ci, paired_test
-from .sacrebleu_metrics import SacrebleuBleu, SacrebleuChrf
 from .texts import paired_test_texts, resolve_metric, system_statistics
 
 __all__ = [
-    "METHODS", "ComparisonResult", "DetectableDifference", "McNemarResult", "PairComparison",
-    "PairedResult", "SacrebleuBleu", "SacrebleuChrf", "Signature", "WilcoxonResult",
-    "benjamini_hochberg", "bootstrap_ci", "compare_systems", "holm", "mcnemar_exact",
+    "CORRECTIONS", "METHODS", "Comparison", "ComparisonResult", "DetectableDifference", "McNemarResult", "PairComparison",
+    "PairedResult", "Signature", "WilcoxonResult",
+    "adjust", "benjamini_hochberg", "bootstrap_ci", "compare", "compare_systems", "holm", "mcnemar_exact",
     "minimum_detectable_difference", "paired_effect_size", "paired_test", "paired_test_texts",
     "resolve_metric", "system_statistics", "wilcoxon_test",
 ]

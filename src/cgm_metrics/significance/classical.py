@@ -173,6 +173,12 @@ class DetectableDifference:
         return dataclasses.asdict(self)
 
 
+def detectable_difference(standard_error: float, alpha: float, power: float) -> float:
+    """``(z[1 - alpha/2] + z[power]) * SE``: the difference a two-sided test detects."""
+    normal = NormalDist()
+    return (normal.inv_cdf(1 - alpha / 2) + normal.inv_cdf(power)) * standard_error
+
+
 def minimum_detectable_difference(
     stats_a: Any, stats_b: Any, metric: Any, alpha: float = 0.05, power: float = 0.8,
     n_items: int | None = None, method: str = "bootstrap", n_resamples: int = 1000,
@@ -204,8 +210,7 @@ def minimum_detectable_difference(
             raise ValueError(f"n_items must be an integer of at least 2, got {n_items!r}.")
         standard_error *= math.sqrt(n / n_items)
         target = n_items
-    normal = NormalDist()
-    difference = (normal.inv_cdf(1 - alpha / 2) + normal.inv_cdf(power)) * standard_error
+    difference = detectable_difference(standard_error, alpha, power)
     message = (
         f"with {target} items a difference below {difference:.4g} (metric units) cannot be "
         f"detected at alpha={alpha:g} with power {power:g}"

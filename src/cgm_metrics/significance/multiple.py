@@ -1,14 +1,23 @@
-"""All-pairs comparison of several systems with multiple-comparison correction."""
+"""All-pairs comparison of several systems with multiple-comparison correction: the one
+comparison of the library, which ``cgm compare``, the Space, the reports and the agreement
+analysis (default protocol) call and display.
+
+One convention everywhere: in a pair, ``system_a`` comes first in system order and plays the
+baseline, ``delta = score_b - score_a``, and the verdict reads ``delta`` with the metric's
+``higher_is_better``.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from . import resampling
+from .classical import detectable_difference
 from .paired import (
     CI_RESAMPLES,
     Signature,
@@ -18,23 +27,42 @@ from .paired import (
     check_resamples,
     check_seed,
     check_statistics,
+    higher_is_better,
     metric_signature,
     verdict,
 )
 
 CORRECTIONS = ("holm", "bh", "none")
+#: how a pair's p-value is read from the resamples: ``"count"`` is sacrebleu's
+#: (c + 1) / (R + 1); ``"normal"`` refers delta / SE(bootstrap differences) to the normal
+#: distribution (continuous p-values, so a correction over thousands of pairs can still pass)
+P_VALUES = ("count", "normal")
+MDD_RESAMPLES = 1000  # the bootstrap of minimum_detectable_difference
 
 
 def holm(p_values: Any) -> np.ndarray:
     """Holm-Bonferroni adjusted p-values (family-wise error rate), in the input order."""
     p = np.asarray(p_values, dtype=np.float64)
     m = len(p)
+    if m == 0:
+        return p
     order = np.argsort(p, kind="stable")
     scaled = (m - np.arange(m)) * p[order]
     adjusted = np.minimum(1.0, np.maximum.accumulate(scaled))
     out = np.empty(m)
     out[order] = adjusted
     return out
+
+
+def adjust(p_values: Any, correction: str) -> np.ndarray:
+    """p-values adjusted by ``correction`` (one of :data:`CORRECTIONS`), in the input order."""
+    if correction == "holm":
+        return holm(p_values)
+    if correction == "bh":
+        return benjamini_hochberg(p_values)
+    if correction == "none":
+        return np.asarray(p_values, dtype=np.float64)
+    raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}.")
 
 
 def benjamini_hochberg(p_values: Any) -> np.ndarray:
@@ -51,6 +79,8 @@ def benjamini_hochberg(p_values: Any) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PairComparison:
+    """One pair: ``delta = score(system_b) - score(system_a)`` (a is the baseline)."""
+
     system_a: str
     system_b: str
     delta: float
@@ -59,15 +89,16 @@ class PairComparison:
     significant: bool
     ci_delta: list[float]
     verdict: str
+    mdd: float | None = None  # minimum detectable difference (when ``power`` was given)
 
 
 @dataclass(frozen=True)
-class ComparisonResult:
+class Comparison:
     """Scores with intervals per system and every pair (a before b in system order)."""
 
     metric: str
     systems: list[str]
-    scores: dict[str, dict[str, Any]]
+    scores: dict[str, dict[str, Any]]  # system -> {"score", "ci": [low, high], "mean"}
     pairs: list[PairComparison]
     method: str
     correction: str
@@ -76,9 +107,43 @@ class ComparisonResult:
     seed: int | None
     n_items: int
     signature: str
+    higher_is_better: bool = True
+    confidence: float = 0.95
+    p_values: str = "count"
+    power: float | None = None
+    #: resampled scores per system (the draws of the intervals), not part of ``to_dict``
+    resamples: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        result = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                  if f.name != "resamples"}
+        result["pairs"] = [dataclasses.asdict(pair) for pair in self.pairs]
+        return result
+
+    def rows(self) -> dict[str, Any]:
+        """The tables ``cgm``, the Space and the reports display: ``scores[system] =
+        {"score", "low", "high"}`` and ``pairs = [{"a", "b", "delta" (b - a), "p_value",
+        "p_adjusted", "significant", "ci_delta", "mdd", "verdict"}]``, each pair once."""
+        return {
+            "scores": {
+                system: {"score": entry["score"], "low": entry["ci"][0], "high": entry["ci"][1]}
+                for system, entry in self.scores.items()
+            },
+            "pairs": [
+                {"a": pair.system_a, "b": pair.system_b, "delta": pair.delta,
+                 "p_value": pair.p_value, "p_adjusted": pair.adjusted_p_value,
+                 "significant": pair.significant, "ci_delta": pair.ci_delta, "mdd": pair.mdd,
+                 "verdict": pair.verdict}
+                for pair in self.pairs
+            ],
+        }
+
+    def pair(self, system_a: str, system_b: str) -> PairComparison:
+        """The pair of two systems, in either order (its ``system_a`` is the earlier one)."""
+        for pair in self.pairs:
+            if {pair.system_a, pair.system_b} == {system_a, system_b}:
+                return pair
+        raise KeyError(f"no pair {system_a!r} vs {system_b!r}; systems: {', '.join(self.systems)}")
 
     def matrix(self, field: str = "p_value") -> list[list[float | None]]:
         """A systems x systems table of ``delta`` (row minus column is -delta), ``p_value`` or
@@ -93,7 +158,22 @@ class ComparisonResult:
         return table
 
 
-def compare_systems(
+#: the earlier name of :class:`Comparison`
+ComparisonResult = Comparison
+
+
+def _normal_p_values(differences: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of ``observed`` deltas against the normal distribution with the
+    standard deviation of the paired resampled ``differences`` (rows) as standard error."""
+    se = differences.std(axis=-1, ddof=1)
+    out = np.where(observed == 0, 1.0, 0.0)  # no spread: a difference is certain, none is 1
+    spread = se > 0
+    z = np.abs(observed[spread]) / se[spread]
+    out[spread] = [math.erfc(value / math.sqrt(2.0)) for value in z.tolist()]
+    return out
+
+
+def compare(
     stats_by_system: dict[str, Any],
     metric: Any,
     method: str = "paired_bootstrap",
@@ -102,9 +182,20 @@ def compare_systems(
     alpha: float = 0.05,
     correction: str = "holm",
     confidence: float = 0.95,
-) -> ComparisonResult:
-    """Compare every pair of systems; each pair's p-value equals ``paired_test`` on that pair
-    (same seed, so the same resamples), then p-values are adjusted across all pairs."""
+    p_values: str = "count",
+    power: float | None = None,
+    indices: np.ndarray | None = None,
+) -> Comparison:
+    """Compare every pair of systems on per-item statistics of ``metric``.
+
+    Each pair's p-value equals :func:`paired_test` on that pair (same seed, so the same
+    resamples); p-values are then adjusted across all pairs (``correction``). Scores come
+    with percentile intervals from the same bootstrap. With ``power`` every pair also gets
+    its minimum detectable difference (the bootstrap SE of the difference, as
+    :func:`minimum_detectable_difference`). ``p_values="normal"`` gives continuous
+    p-values from the bootstrap SE (paired bootstrap only). ``indices`` (``[R, n_items]``)
+    replace the seeded bootstrap draws.
+    """
     metric = check_metric(metric)
     if not isinstance(stats_by_system, dict) or len(stats_by_system) < 2:
         raise ValueError("stats_by_system must be a dict mapping at least two system names to statistics.")
@@ -113,43 +204,67 @@ def compare_systems(
     seed = check_seed(seed)
     alpha = check_probability(alpha, "alpha")
     confidence = check_probability(confidence, "confidence")
+    if power is not None:
+        power = check_probability(power, "power")
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}.")
+    if p_values not in P_VALUES:
+        raise ValueError(f"p_values must be one of {', '.join(P_VALUES)}, got {p_values!r}.")
+    if p_values == "normal" and method != "paired_bootstrap":
+        raise ValueError("p_values='normal' reads the paired bootstrap; use method='paired_bootstrap'.")
     names = [str(name) for name in stats_by_system]
     arrays = [check_statistics(stats, f"stats_by_system[{name!r}]") for name, stats in stats_by_system.items()]
     if any(array.shape != arrays[0].shape for array in arrays):
         shapes = ", ".join(f"{n}: {a.shape}" for n, a in zip(names, arrays, strict=True))
         raise ValueError(f"every system needs statistics for the same items; shapes differ ({shapes}).")
     score = metric.score_from_statistics
+    better = higher_is_better(metric)
     n_items = len(arrays[0])
     full = [float(score(array.sum(axis=0))) for array in arrays]
-    boot_count = n_resamples if method == "paired_bootstrap" else CI_RESAMPLES
-    indices = resampling.bootstrap_indices(n_items, boot_count, seed)
+    if indices is None:
+        boot_count = n_resamples if method == "paired_bootstrap" else CI_RESAMPLES
+        indices = resampling.bootstrap_indices(n_items, boot_count, seed)
+    elif indices.ndim != 2 or indices.shape[1] != n_items:
+        raise ValueError(f"indices must have shape [n_resamples, {n_items}], got {indices.shape}.")
     boots = resampling.bootstrap_scores(arrays, score, indices)
     mask = None if method == "paired_bootstrap" else resampling.randomization_mask(n_items, n_resamples, seed)
-    raw = []
     pair_index = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    for i, j in pair_index:
-        delta = full[j] - full[i]
-        if mask is None:
-            raw.append(resampling.p_value_bootstrap(boots[i], boots[j], delta))
-        else:
-            shuffled = resampling.randomization_scores(arrays[i], arrays[j], score, mask)
-            raw.append(resampling.p_value_randomization(*shuffled, delta))
-    if correction == "holm":
-        adjusted = holm(raw)
-    elif correction == "bh":
-        adjusted = benjamini_hochberg(raw)
+    if p_values == "normal":
+        raw = []
+        for i in range(len(names)):
+            later = list(range(i + 1, len(names)))
+            if later:
+                differences = np.stack([boots[j] - boots[i] for j in later])
+                observed = np.array([full[j] - full[i] for j in later])
+                raw.extend(_normal_p_values(differences, observed).tolist())
     else:
-        adjusted = np.asarray(raw, dtype=np.float64)
+        raw = []
+        for i, j in pair_index:
+            delta = full[j] - full[i]
+            if mask is None:
+                raw.append(resampling.p_value_bootstrap(boots[i], boots[j], delta))
+            else:
+                shuffled = resampling.randomization_scores(arrays[i], arrays[j], score, mask)
+                raw.append(resampling.p_value_randomization(*shuffled, delta))
+    adjusted = adjust(raw, correction)
+    mdd_boots = None
+    if power is not None:
+        same_draws = indices.shape[0] == MDD_RESAMPLES and seed is not None
+        mdd_boots = boots if same_draws else resampling.bootstrap_scores(
+            arrays, score, resampling.bootstrap_indices(n_items, MDD_RESAMPLES, seed))
     pairs = []
     for (i, j), p, q in zip(pair_index, raw, adjusted, strict=True):
         significant = bool(q < alpha)
         low, high = resampling.percentile_interval(boots[j] - boots[i], confidence)
+        mdd = None
+        if mdd_boots is not None and power is not None:
+            standard_error = float(np.std(mdd_boots[j] - mdd_boots[i], ddof=1))
+            mdd = float(detectable_difference(standard_error, alpha, power))
+        delta = full[j] - full[i]
         pairs.append(
             PairComparison(
-                names[i], names[j], full[j] - full[i], float(p), float(q), significant,
-                [low, high], verdict(full[j] - full[i], significant, names[i], names[j]),
+                names[i], names[j], delta, float(p), float(q), significant, [low, high],
+                verdict(delta, significant, names[i], names[j], better), mdd,
             )
         )
     scores = {}
@@ -157,8 +272,14 @@ def compare_systems(
         low, high = resampling.percentile_interval(boot, confidence)
         scores[name] = {"score": value, "ci": [low, high], "mean": float(np.mean(boot))}
     signature = Signature(metric_signature(metric), method, n_resamples, seed, alpha)
-    return ComparisonResult(
+    return Comparison(
         metric=str(getattr(metric, "name", type(metric).__name__)), systems=names, scores=scores,
         pairs=pairs, method=method, correction=correction, alpha=alpha, n_resamples=n_resamples,
         seed=seed, n_items=n_items, signature=f"{signature}|correction:{correction}",
+        higher_is_better=better, confidence=confidence, p_values=p_values, power=power,
+        resamples=dict(zip(names, boots, strict=True)),
     )
+
+
+#: the earlier name of :func:`compare`
+compare_systems = compare

@@ -153,6 +153,10 @@ def metric_signature(metric: Any) -> str:
     return "|".join(part for part in signature.split("|") if not part.startswith("version:"))
 
 
+def higher_is_better(metric: Any) -> bool:
+    return bool(getattr(metric, "higher_is_better", True))
+
+
 def metric_name(metric: Any) -> str:
     return str(getattr(metric, "name", type(metric).__name__))
 
@@ -160,10 +164,14 @@ def metric_name(metric: Any) -> str:
 # ---------------------------------------------------------------- the test
 
 
-def verdict(delta: float, significant: bool, name_a: str = "a", name_b: str = "b") -> str:
+def verdict(delta: float, significant: bool, name_a: str = "a", name_b: str = "b",
+            higher_is_better: bool = True) -> str:
+    """``"b > a, significant"`` (b is better), ``"a > b, significant"`` or ``"no detectable
+    difference"``; ``delta = score_b - score_a``, read with the metric's ``higher_is_better``."""
     if not significant or delta == 0:
         return "no detectable difference"
-    return f"{name_b} > {name_a}, significant" if delta > 0 else f"{name_a} > {name_b}, significant"
+    b_better = (delta > 0) == higher_is_better
+    return f"{name_b} > {name_a}, significant" if b_better else f"{name_a} > {name_b}, significant"
 
 
 def _interval_summary(samples: np.ndarray, confidence: float) -> tuple[list[float], float, float]:
@@ -182,6 +190,7 @@ def run_paired(
     alpha: float,
     confidence: float,
     names: tuple[str, str] = ("a", "b"),
+    higher_is_better: bool = True,
 ) -> PairedResult:
     """The paired test on validated statistics with any vectorised ``score`` function."""
     n_items = len(stats_a)
@@ -200,13 +209,14 @@ def run_paired(
         boot_a, boot_b = resampling.bootstrap_scores([stats_a, stats_b], score, indices)
     return assemble_result(
         name, score_a, score_b, p_value, boot_a, boot_b, method, n_resamples, seed, alpha,
-        confidence, n_items, names,
+        confidence, n_items, names, higher_is_better,
     )
 
 
 def assemble_result(
-    name, score_a, score_b, p_value, boot_a, boot_b, method, n_resamples, seed, alpha,
-    confidence, n_items, names,
+    name: str, score_a: float, score_b: float, p_value: float, boot_a: np.ndarray,
+    boot_b: np.ndarray, method: str, n_resamples: int, seed: int | None, alpha: float,
+    confidence: float, n_items: int, names: tuple[str, str], higher_is_better: bool = True,
 ) -> PairedResult:
     delta = score_b - score_a
     ci_a, mean_a, half_a = _interval_summary(boot_a, confidence)
@@ -233,7 +243,7 @@ def assemble_result(
         n_resamples=n_resamples,
         seed=seed,
         n_items=n_items,
-        verdict=verdict(delta, significant, *names),
+        verdict=verdict(delta, significant, names[0], names[1], higher_is_better),
         signature=str(Signature(name, method, n_resamples, seed, alpha)),
     )
 
@@ -335,7 +345,7 @@ def paired_test(
     confidence = check_probability(confidence, "confidence")
     result = run_paired(
         metric.score_from_statistics, a, b, metric_signature(metric), method, n_resamples,
-        seed, alpha, confidence, names,
+        seed, alpha, confidence, names, higher_is_better(metric),
     )
     return with_human(result, human_a, human_b, metric)
 

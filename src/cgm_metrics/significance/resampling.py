@@ -46,13 +46,23 @@ def count_matrix(indices: np.ndarray, n_items: int) -> np.ndarray:
 def bootstrap_scores(
     stats: list[np.ndarray], score: Callable[[np.ndarray], np.ndarray], indices: np.ndarray
 ) -> list[np.ndarray]:
-    """Scores of every resample for each statistics array (same resamples for all)."""
+    """Scores of every resample for each statistics array (same resamples for all).
+
+    The arrays are side by side in one matrix, so all of them are resampled by one product
+    ``counts @ [stats_1 | stats_2 | ...]`` (one large product is much faster than many small
+    ones, and each entry is the same sum whatever stands beside it).
+    """
     n_resamples, n_items = indices.shape
     out = [np.empty(n_resamples) for _ in stats]
+    if not stats:
+        return out
+    widths = [array.shape[1] for array in stats]
+    bounds = np.cumsum([0, *widths])
+    stacked = np.concatenate(stats, axis=1) if len(stats) > 1 else stats[0]
     for start, stop in _row_chunks(n_resamples, n_items):
-        counts = count_matrix(indices[start:stop], n_items)
-        for result, array in zip(out, stats, strict=True):
-            result[start:stop] = score(counts @ array)
+        summed = count_matrix(indices[start:stop], n_items) @ stacked
+        for result, lo, hi in zip(out, bounds[:-1], bounds[1:], strict=True):
+            result[start:stop] = score(summed[:, lo:hi])
     return out
 
 

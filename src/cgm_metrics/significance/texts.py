@@ -19,24 +19,26 @@ from .paired import (
     check_probability,
     check_resamples,
     check_seed,
+    higher_is_better,
     metric_signature,
     run_paired,
     with_human,
 )
-from .sacrebleu_metrics import SacrebleuBleu, SacrebleuChrf
 
-SACREBLEU_NAMES = {
-    "bleu": SacrebleuBleu, "sacrebleu_bleu": SacrebleuBleu,
-    "chrf": SacrebleuChrf, "sacrebleu_chrf": SacrebleuChrf,
+#: sacrebleu's names -> (registry metric, the options that make it sacrebleu's default)
+SACREBLEU_NAMES: dict[str, tuple[str, dict[str, Any]]] = {
+    "bleu": ("bleu", {"tokenize": "13a"}), "sacrebleu_bleu": ("bleu", {"tokenize": "13a"}),
+    "chrf": ("chrf_code", {}), "sacrebleu_chrf": ("chrf_code", {}),
 }
 
 
 def resolve_metric(metric: Any, metric_kwargs: dict | None = None) -> Any:
     """A :class:`Metric` (or a loaded evaluate module) from a name, a Metric or a module.
 
-    ``"bleu"``/``"chrf"`` (and ``"sacrebleu_bleu"``/``"sacrebleu_chrf"``) are sacrebleu's BLEU
-    and chrF with sacrebleu's defaults; ``"registry:<name>"`` forces the library registry
-    (e.g. ``"registry:bleu"``: BLEU with the code tokenizer); other names are registry names.
+    ``"bleu"``/``"chrf"`` (and ``"sacrebleu_bleu"``/``"sacrebleu_chrf"``) are the registry's
+    ``bleu`` with ``tokenize="13a"`` and ``chrf_code``: sacrebleu's BLEU and chrF with its
+    defaults; ``"registry:<name>"`` forces the registry's own defaults (e.g.
+    ``"registry:bleu"``: BLEU with the code tokenizer); other names are registry names.
     """
     kwargs = dict(metric_kwargs or {})
     if isinstance(metric, Metric):
@@ -45,7 +47,8 @@ def resolve_metric(metric: Any, metric_kwargs: dict | None = None) -> Any:
         return metric
     if isinstance(metric, str):
         if metric in SACREBLEU_NAMES:
-            return SACREBLEU_NAMES[metric](**kwargs)
+            name, defaults = SACREBLEU_NAMES[metric]
+            return get_metric(name, **{**defaults, **kwargs})
         name = metric.split(":", 1)[1] if metric.startswith("registry:") else metric
         if name not in metrics():
             known = ", ".join(sorted(set(SACREBLEU_NAMES) | set(metrics())))
@@ -62,11 +65,7 @@ def system_statistics(metric: Metric, systems: list[Any], references: Any) -> li
     """Per-item statistics of several systems' predictions on the same references."""
     checked = [check_inputs(predictions, references) for predictions in systems]
     refs = checked[0][1]
-    predictions = [preds for preds, _ in checked]
-    many = getattr(metric, "statistics_many", None)
-    if callable(many):
-        return many(predictions, refs)
-    return [np.asarray(metric.statistics(preds, refs), dtype=np.float64) for preds in predictions]
+    return [np.asarray(metric.statistics(preds, refs), dtype=np.float64) for preds, _ in checked]
 
 
 def _module_score(module: Any, predictions: list, references: list, kwargs: dict) -> float:
@@ -146,5 +145,6 @@ def paired_test_texts(
         return with_human(result, human_a, human_b, resolved)
     stats_a, stats_b = system_statistics(resolved, [preds_a, preds_b], refs)
     result = run_paired(resolved.score_from_statistics, stats_a, stats_b, metric_signature(resolved),
-                        method, n_resamples, seed, alpha, confidence)
+                        method, n_resamples, seed, alpha, confidence, ("a", "b"),
+                        higher_is_better(resolved))
     return with_human(result, human_a, human_b, resolved)

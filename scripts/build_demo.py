@@ -11,7 +11,8 @@ the outputs of four made-up systems:
 - ``weak``: plausible but wrong or incomplete code.
 
 ``passes`` records which outputs pass their task's tests (checked again by the test suite).
-Run ``python build.py`` in this folder to regenerate ``demo.json``.
+Run ``python scripts/build_demo.py`` to regenerate ``src/cgm_metrics/data/demo/demo.json``
+(it runs the demo outputs against their tests, so it stays out of the package).
 """
 
 from __future__ import annotations
@@ -581,7 +582,7 @@ def build() -> dict:
 
 
 if __name__ == "__main__":
-    target = Path(__file__).with_name("demo.json")
+    target = Path(__file__).resolve().parents[1] / "src" / "cgm_metrics" / "data" / "demo" / "demo.json"
     target.write_text(json.dumps(build(), indent=1) + "\n", encoding="utf-8")
     for name, system in build()["systems"].items():
         print(name, sum(system["passes"]), "/", len(system["passes"]), "pass")

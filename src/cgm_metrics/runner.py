@@ -1,0 +1,144 @@
+"""Per-item statistics computed in one process or several, for the CLI, the Space and the
+agreement analysis alike.
+
+Statistics are per item, so computing them chunk by chunk (in any process) and stacking the
+chunks gives exactly the statistics of the whole corpus:
+
+>>> from cgm_metrics import get_metric
+>>> from cgm_metrics.runner import compute_statistics
+>>> metric = get_metric("chrf_code")
+>>> compute_statistics(metric, ["x = 1", "y = 2"], [["x = 1"], ["y = 3"]]).shape
+(2, 18)
+
+A worker process rebuilds the metric from its registry name and the options it was built
+with (:func:`cgm_metrics.get_metric` records them), so metrics holding parsers or
+databases never need to be pickled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .core.inputs import check_inputs
+from .metric import Metric
+
+CHUNK_SIZE = 32  # items per unit of work: the progress step and the task size of jobs > 1
+
+#: ``progress(n)`` is called with the number of items finished since the last call.
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class Task:
+    """Statistics of one system's predictions under one metric."""
+
+    metric: Metric
+    predictions: list[str]
+    references: list[list[str]]
+
+
+def _check_jobs(jobs: Any) -> int:
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"`jobs` must be a positive integer (processes), got {jobs!r}.")
+    return jobs
+
+
+def _rebuild(metric: Metric) -> tuple[str, dict[str, Any]] | Metric:
+    """What a worker needs to build the metric again: registry name and options, or the
+    metric itself when it was not built by the registry (then it must pickle)."""
+    options = getattr(metric, "init_options", None)
+    if options is not None:
+        return metric.name, dict(options)
+    return metric
+
+
+def _chunk_statistics(
+    recipe: tuple[str, dict[str, Any]] | Metric,
+    predictions: list[str],
+    references: list[list[str]],
+) -> np.ndarray:
+    if isinstance(recipe, Metric):
+        metric = recipe
+    else:
+        from .registry import get_metric
+
+        metric = get_metric(recipe[0], **recipe[1])
+    return np.asarray(metric.statistics(predictions, references), dtype=np.float64)
+
+
+def _chunks(n_items: int, size: int = CHUNK_SIZE) -> list[tuple[int, int]]:
+    return [(start, min(start + size, n_items)) for start in range(0, n_items, size)]
+
+
+def compute_many(
+    tasks: Sequence[Task], jobs: int = 1, progress: Progress | None = None
+) -> list[np.ndarray]:
+    """The statistics ``[n_items, k]`` of every task, in order, behind one progress count.
+
+    With ``jobs == 1`` each task is one call of ``metric.statistics`` (metrics that count a
+    whole corpus at once keep that speed), or about 50 calls when ``progress`` is given;
+    with ``jobs > 1`` the items are split into chunks of :data:`CHUNK_SIZE` spread over
+    ``jobs`` processes. ``progress(n)`` is told how many items were finished.
+    """
+    jobs = _check_jobs(jobs)
+    for task in tasks:
+        if not isinstance(task.metric, Metric):
+            raise TypeError(
+                f"metric must be a cgm_metrics Metric (cgm_metrics.get_metric(name)), got "
+                f"{type(task.metric).__name__}."
+            )
+    if jobs == 1:
+        out = []
+        for task in tasks:
+            n_items = len(task.references)
+            if progress is None:
+                stats = task.metric.statistics(task.predictions, task.references)
+                out.append(np.asarray(stats, dtype=np.float64))
+                continue
+            pieces = []
+            for start, stop in _chunks(n_items, max(CHUNK_SIZE, -(-n_items // 50))):
+                piece = task.metric.statistics(task.predictions[start:stop],
+                                               task.references[start:stop])
+                pieces.append(np.asarray(piece, dtype=np.float64))
+                progress(stop - start)
+            out.append(np.concatenate(pieces, axis=0) if pieces else
+                       np.asarray(task.metric.statistics([], []), dtype=np.float64))
+        return out
+    parts: list[list[np.ndarray | None]] = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = []
+        for index, task in enumerate(tasks):
+            recipe = _rebuild(task.metric)
+            chunks = _chunks(len(task.references))
+            parts.append([None] * len(chunks))
+            for number, (start, stop) in enumerate(chunks):
+                future = pool.submit(_chunk_statistics, recipe, task.predictions[start:stop],
+                                     task.references[start:stop])
+                futures.append((index, number, future))
+        for index, number, future in futures:
+            parts[index][number] = result = future.result()
+            if progress is not None:
+                progress(len(result))
+    return [
+        np.concatenate([p for p in chunks if p is not None], axis=0)
+        if chunks else np.asarray(task.metric.statistics([], []), dtype=np.float64)
+        for chunks, task in zip(parts, tasks, strict=True)
+    ]
+
+
+def compute_statistics(
+    metric: Metric,
+    predictions: Any,
+    references: Any,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> np.ndarray:
+    """Per-item statistics ``[n_items, k]`` of ``metric`` (validated inputs), in ``jobs``
+    processes; equal to ``metric.statistics(predictions, references)`` whatever ``jobs``."""
+    preds, refs = check_inputs(predictions, references)
+    return compute_many([Task(metric, preds, refs)], jobs, progress)[0]
