@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         hypothesis = read_lines(args.hyp)
         per_file = [read_lines(path) for path in args.refs]
     except (OSError, UnicodeDecodeError) as error:
-        parser.error(f"cannot read {error.filename or 'a file'}: {error}")
+        parser.error(f"cannot read {getattr(error, 'filename', None) or 'a file'}: {error}")
     for path, lines in zip(args.refs, per_file, strict=True):
         if len(lines) != len(hypothesis):
             parser.error(

@@ -152,7 +152,7 @@ def compute_code_eval(
         outcomes = [future.result() for future in futures]
     results: defaultdict = defaultdict(list)
     for (task_id, completion_id, _), outcome in zip(jobs, outcomes, strict=True):
-        record = {
+        record: dict[str, Any] = {
             "task_id": task_id,
             "passed": outcome.passed,
             "result": outcome.result,
@@ -178,9 +178,9 @@ def compute_code_eval(
         similarity, passed = [], []
         for task_id, candidates in enumerate(tasks):
             for completion_id, candidate in enumerate(candidates):
-                value = max(edit_similarity(candidate, r, unit) for r in references_per_task[task_id])
-                results[task_id][completion_id][1]["edit_sim"] = value
-                similarity.append(value)
+                best = max(edit_similarity(candidate, r, unit) for r in references_per_task[task_id])
+                results[task_id][completion_id][1]["edit_sim"] = best
+                similarity.append(best)
                 passed.append(float(results[task_id][completion_id][1]["passed"]))
         if similarity:
             values = np.array(similarity)

@@ -15,7 +15,7 @@ import numpy as np
 
 
 def pass_at_k_per_task(
-    num_samples: Sequence[int], num_correct: Sequence[int], k: int
+    num_samples: Sequence[int] | np.ndarray, num_correct: Sequence[int] | np.ndarray, k: int
 ) -> np.ndarray:
     """The unbiased pass@k estimate of every task, shape ``(n_tasks,)``.
 
@@ -59,7 +59,7 @@ def pass_at_k(num_samples: Sequence[int], num_correct: Sequence[int], k: int) ->
     return float(pass_at_k_per_task(num_samples, num_correct, k).mean())
 
 
-def _as_counts(values: Sequence[int], argument: str) -> np.ndarray:
+def _as_counts(values: Sequence[int] | np.ndarray, argument: str) -> np.ndarray:
     array = np.asarray(values)
     if array.ndim != 1 or array.size == 0:
         raise ValueError(f"`{argument}` must be a non-empty list of counts, one per task.")

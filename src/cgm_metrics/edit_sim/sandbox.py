@@ -304,6 +304,7 @@ def run_program(
                 start_new_session=True,
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
             )
+            assert process.stdin is not None  # stdin=PIPE
             try:
                 process.stdin.write(nonce.encode() + b"\n")  # never on a command line
                 process.stdin.close()

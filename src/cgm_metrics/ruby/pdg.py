@@ -485,9 +485,9 @@ def program_graph(
                 if governs:
                     edges.append((parent, here, "control"))
                 elif node.id in defined:
-                    edges.append((parent, here, role))  # type: ignore[arg-type]
+                    edges.append((parent, here, role))
                 else:
-                    edges.append((here, parent, role))  # type: ignore[arg-type]
+                    edges.append((here, parent, role))
             below = []
             position = 0
             for child, field_name in named:
