@@ -29,6 +29,7 @@ Ray is optional: ``pip install "cgm-metrics[ray]"``.
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import re
 import warnings
@@ -76,6 +77,7 @@ def connect(address: str | None = None, **init_options: Any) -> bool:
     if address is not None and not isinstance(address, str):
         raise TypeError(f"`address` must be None, 'local', 'auto' or 'host:port', got {address!r}.")
     init_options.setdefault("include_dashboard", False)
+    init_options.setdefault("logging_level", logging.WARNING)
     ray.init(address=address or "local", **init_options)
     return True
 
@@ -166,19 +168,22 @@ def _run(payloads, systems, references, address, workers, batch_size, progress):
     if workers is not None:
         workers = _positive(workers, "workers")
     connect(address)
-    if isinstance(systems, ray.data.Dataset):
-        blocks, n_items = _dataset_blocks(systems, batch_size)
-        n_systems = 1
-    else:
-        blocks = []
-        for index, predictions in enumerate(systems.values()):
-            blocks += _list_blocks(predictions, references, batch_size, index)
-        n_items, n_systems = len(references), len(systems)
-    if n_items == 0:
-        check_inputs([], [])  # the one-process error for an empty corpus
-    dataset = ray.data.from_arrow_refs(blocks)
-    pool_size = workers or max(1, min(len(blocks), int(ray.cluster_resources().get("CPU", 1))))
-    with _quiet_execution(progress):
+    with _quiet_logger(), _execution_settings(ray.data.DataContext.get_current(), progress):
+        if isinstance(systems, ray.data.Dataset):
+            # a dataset's rows are numbered in its own order (files, then row groups)
+            with _execution_settings(systems.context, progress, preserve_order=True):
+                blocks, n_items = _dataset_blocks(systems, batch_size)
+            n_systems = 1
+        else:
+            blocks = []
+            for index, predictions in enumerate(systems.values()):
+                blocks += _list_blocks(predictions, references, batch_size, index)
+            n_items, n_systems = len(references), len(systems)
+        if n_items == 0:
+            check_inputs([], [])  # the one-process error for an empty corpus
+        dataset = ray.data.from_arrow_refs(blocks)
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        pool_size = workers or max(1, min(len(blocks), cpus))
         rows = _map(dataset, payloads, pool_size).take_all()
     return _gather(rows, len(payloads), n_systems, n_items)
 
@@ -294,23 +299,30 @@ def _map(dataset, payloads: list[tuple], pool_size: int):
 
 
 @contextmanager
-def _quiet_execution(progress: bool):
-    """Ray Data's progress bars only when asked for; its per-run log lines never."""
-    import logging
-
-    import ray
-
-    context = ray.data.DataContext.get_current()
-    saved = (context.enable_progress_bars, context.print_on_execution_start)
-    logger = logging.getLogger("ray.data")
-    level = logger.level
+def _execution_settings(context, progress: bool, preserve_order: bool = False):
+    """A Ray Data context set for one run: progress bars only when asked for, no per-run log
+    lines, and (``preserve_order``) rows in the dataset's own order."""
+    options = context.execution_options
+    saved = (context.enable_progress_bars, context.print_on_execution_start,
+             options.preserve_order)
     context.enable_progress_bars = progress
     context.print_on_execution_start = False
+    options.preserve_order = preserve_order or options.preserve_order
+    try:
+        yield
+    finally:
+        context.enable_progress_bars, context.print_on_execution_start = saved[:2]
+        options.preserve_order = saved[2]
+
+
+@contextmanager
+def _quiet_logger():
+    logger = logging.getLogger("ray.data")
+    level = logger.level
     logger.setLevel(logging.WARNING)
     try:
         yield
     finally:
-        context.enable_progress_bars, context.print_on_execution_start = saved
         logger.setLevel(level)
 
 
