@@ -221,7 +221,7 @@ def _ray_statistics(metric_set: MetricSet, systems: dict[str, list[str]],
     except ImportError as error:
         raise InputError(str(error)) from None
     try:
-        started = distributed.connect(address)
+        started = distributed.connect(address, log_to_driver=False)  # no worker logs on stderr
     except ConnectionError as error:
         raise InputError(f"Cannot join the Ray cluster at {address!r}: {error}") from None
     try:
