@@ -108,7 +108,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000, help="items (default 100000)")
     parser.add_argument("--metrics", nargs="+", default=["chrf_code", "codebleu"])
-    parser.add_argument("--batch-size", type=int, default=distributed.BATCH_SIZE)
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="items per block (default: ray_statistics' default)")
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray (default 2)")
     args = parser.parse_args(argv)
     ray = distributed.require_ray()
@@ -122,13 +123,13 @@ def main(argv=None) -> int:
     ray.init(num_cpus=args.cpus, include_dashboard=False, logging_level="WARNING",
              log_to_driver=False)
     print(f"{args.n} items; local Ray with {args.cpus} CPUs started in "
-          f"{time.perf_counter() - start:.1f} s; Ray {ray.__version__}, block {args.batch_size}, "
+          f"{time.perf_counter() - start:.1f} s; Ray {ray.__version__}, "
+          f"block {args.batch_size or distributed._block_size(args.n, 2)} items, "
           f"worker niceness {os.environ['RAY_worker_niceness']}")
     for name in args.metrics:
         # first a run of one block: the fixed cost of a run (actors started, metric built),
         # and the first run after ray.init no longer pays for the cluster's warm-up
-        _, fixed = timed(on_ray, name, predictions[:args.batch_size],
-                         references[:args.batch_size], 1, args.batch_size)
+        _, fixed = timed(on_ray, name, predictions[:256], references[:256], 1, 256)
         reference, seconds = timed(one_process, name, predictions, references)
         rows = [("1 process", seconds)]
         for label, function, extra in [
@@ -145,9 +146,9 @@ def main(argv=None) -> int:
         for label, seconds in rows:
             print(f"{label:16} {seconds:8.1f} {args.n / seconds:9.0f} "
                   f"{rows[0][1] / seconds:12.2f}x")
-        print(f"fixed cost of a Ray run (one block, 1 worker): {fixed:.1f} s")
-        costs = breakdown(name, predictions, references, args.batch_size,
-                          dict(rows)["Ray, 2 workers"], 2)
+        print(f"fixed cost of a Ray run (one block of 256 items, 1 worker): {fixed:.1f} s")
+        block = args.batch_size or distributed._block_size(args.n, 2)
+        costs = breakdown(name, predictions, references, block, dict(rows)["Ray, 2 workers"], 2)
         print("per item on Ray, 2 workers (microseconds): "
               + ", ".join(f"{key} {value:.0f}" for key, value in costs.items()))
     print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

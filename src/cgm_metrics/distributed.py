@@ -43,7 +43,8 @@ from .core.inputs import check_inputs, check_predictions, check_references
 from .metric import Metric
 
 INSTALL_HINT = 'Ray is not installed; install it with: pip install "cgm-metrics[ray]"'
-BATCH_SIZE = 256  # items per block: the unit of work and of retry
+# items per block (the unit of work and of retry): about four blocks a CPU, within these bounds
+MIN_BLOCK, MAX_BLOCK = 64, 1024
 WORKER_RESTARTS = 3  # a worker that dies this often (e.g. on an item that crashes it) is an error
 PREDICTION_COLUMN = "prediction"
 REFERENCES_COLUMN = "references"
@@ -97,7 +98,7 @@ def ray_statistics(
     *,
     options: dict | None = None,
     workers: int | None = None,
-    batch_size: int = BATCH_SIZE,
+    batch_size: int | None = None,
     progress: bool = False,
 ) -> np.ndarray:
     """Per-item statistics of ``metric`` computed on Ray; equal to ``metric.statistics``.
@@ -106,7 +107,8 @@ def ray_statistics(
     (e.g. ``"codebleu", options={"lang": "java"}``). ``predictions``/``references``: lists
     as for :meth:`Metric.compute`, or a Ray Dataset with ``prediction`` and ``references``
     columns as ``predictions`` (``references`` then None). ``workers``: actors (one CPU
-    each; default: every CPU of the cluster). ``batch_size``: items per block.
+    each; default: every CPU of the cluster). ``batch_size``: items per block (default: about
+    four blocks a CPU, 64 to 1024 items).
 
     Returns the ``(n_items, k)`` statistics in item order, bit-identical to a one-process run.
     """
@@ -133,7 +135,7 @@ def ray_statistics_table(
     address: str | None = None,
     *,
     workers: int | None = None,
-    batch_size: int = BATCH_SIZE,
+    batch_size: int | None = None,
     progress: bool = False,
 ) -> dict[str, dict[str, np.ndarray]]:
     """``{metric: {system: statistics}}`` of several metrics and systems in one pass over
@@ -164,28 +166,33 @@ def _run(payloads, systems, references, address, workers, batch_size, progress):
     """``[metric index][system index] -> statistics`` of lists (``systems``: a dict) or of
     one Ray Dataset."""
     ray = require_ray()
-    batch_size = _positive(batch_size, "batch_size")
+    if batch_size is not None:
+        batch_size = _positive(batch_size, "batch_size")
     if workers is not None:
         workers = _positive(workers, "workers")
     connect(address)
+    cpus = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     with _quiet_logger(), _execution_settings(ray.data.DataContext.get_current(), progress):
         if isinstance(systems, ray.data.Dataset):
             # a dataset's rows are numbered in its own order (files, then row groups)
             with _execution_settings(systems.context, progress, preserve_order=True):
-                blocks, n_items = _dataset_blocks(systems, batch_size)
+                blocks, n_items = _dataset_blocks(systems, batch_size, cpus)
             n_systems = 1
         else:
+            n_items, n_systems = len(references), len(systems)
+            size = batch_size or _block_size(n_items * n_systems, cpus)
             blocks = []
             for index, predictions in enumerate(systems.values()):
-                blocks += _list_blocks(predictions, references, batch_size, index)
-            n_items, n_systems = len(references), len(systems)
+                blocks += _list_blocks(predictions, references, size, index)
         if n_items == 0:
             check_inputs([], [])  # the one-process error for an empty corpus
         dataset = ray.data.from_arrow_refs(blocks)
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        pool_size = workers or max(1, min(len(blocks), cpus))
-        rows = _map(dataset, payloads, pool_size).take_all()
+        rows = _map(dataset, payloads, min(cpus, len(blocks))).take_all()
     return _gather(rows, len(payloads), n_systems, n_items)
+
+
+def _block_size(total_items: int, cpus: int) -> int:
+    return min(MAX_BLOCK, max(MIN_BLOCK, math.ceil(total_items / (4 * cpus))))
 
 
 # ---------------------------------------------------------------- the driver's side
@@ -252,7 +259,7 @@ def _list_blocks(preds: list[str], refs: list[list[str]], batch_size: int, syste
     return blocks
 
 
-def _dataset_blocks(dataset, batch_size: int):
+def _dataset_blocks(dataset, batch_size: int | None, cpus: int):
     """The dataset's rows as blocks of at most ``batch_size`` rows with their item numbers."""
     import ray
 
@@ -267,6 +274,7 @@ def _dataset_blocks(dataset, batch_size: int):
     count_rows, slice_block = _remote_helpers()
     refs = dataset.select_columns([PREDICTION_COLUMN, REFERENCES_COLUMN]).to_arrow_refs()
     counts = ray.get([count_rows.remote(ref) for ref in refs])
+    batch_size = batch_size or _block_size(sum(counts), cpus)
     blocks, offset = [], 0
     for ref, count in zip(refs, counts, strict=True):
         pieces = math.ceil(count / batch_size)
