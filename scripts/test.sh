@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python -m pip install --quiet --upgrade pip
-python -m pip install --quiet -e ".[test]"
+python -m pip install --quiet -e ".[test,ray]"
 # The codebleu package is a test peer; its declared pins no longer install, so without them.
 python -m pip install --quiet --no-deps codebleu==0.7.0
 
@@ -37,4 +37,4 @@ rm -rf "$dist"
 export HF_EVALUATE_OFFLINE=1
 python -m ruff check src tests benchmarks metrics spaces
 python -m mypy   # the library (src/), configured in setup.cfg
-python -m pytest -n 2 "$@"
+python -m pytest -n 2 --dist loadgroup "$@"  # loadgroup: the Ray tests share one cluster

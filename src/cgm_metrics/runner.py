@@ -131,14 +131,30 @@ def compute_many(
     ]
 
 
+ENGINES = ("local", "ray")
+
+
 def compute_statistics(
     metric: Metric,
     predictions: Any,
     references: Any,
     jobs: int = 1,
     progress: Progress | None = None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> np.ndarray:
-    """Per-item statistics ``[n_items, k]`` of ``metric`` (validated inputs), in ``jobs``
-    processes; equal to ``metric.statistics(predictions, references)`` whatever ``jobs``."""
+    """Per-item statistics ``[n_items, k]`` of ``metric`` (validated inputs), equal to
+    ``metric.statistics(predictions, references)`` whatever the engine.
+
+    ``engine="local"`` computes them in ``jobs`` processes of this machine; ``engine="ray"``
+    on a Ray cluster (:func:`cgm_metrics.distributed.ray_statistics`; ``address``: None or
+    ``"local"`` starts a local Ray, ``"auto"`` or ``"host:port"`` joins a cluster).
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"`engine` must be one of {', '.join(ENGINES)}, got {engine!r}.")
     preds, refs = check_inputs(predictions, references)
+    if engine == "ray":
+        from .distributed import ray_statistics
+
+        return ray_statistics(metric, preds, refs, address, progress=progress is not None)
     return compute_many([Task(metric, preds, refs)], jobs, progress)[0]

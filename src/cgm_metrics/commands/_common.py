@@ -131,9 +131,10 @@ class StatisticsRunner:
     """The per-item statistics of many (metric, system) tasks behind one progress bar:
     :func:`cgm_metrics.runner.compute_many`, with input errors as :class:`InputError`."""
 
-    def __init__(self, jobs: int = 1, progress: bool = False) -> None:
+    def __init__(self, jobs: int = 1, progress: bool = False, ray: str | None = None) -> None:
         self.jobs = max(1, int(jobs))
         self.progress = progress
+        self.ray = ray  # a Ray address ("local", "auto", "host:port"): compute on Ray instead
 
     def run(
         self,
@@ -151,6 +152,8 @@ class StatisticsRunner:
                 checked[system], refs = check_inputs(predictions, references)
             except (ValueError, TypeError) as error:
                 raise InputError(f"System {system!r}: {error}") from None
+        if self.ray is not None:
+            return _ray_statistics(metric_set, systems, references, self.ray, self.progress)
         keys = [(name, system) for name in metric_set.names for system in systems]
         tasks = [Task(metric_set.metrics[name], checked[system], refs) for name, system in keys]
         bar = _progress_bar(len(tasks) * len(references), self.progress, "statistics")
@@ -162,6 +165,29 @@ class StatisticsRunner:
         for (name, system), stats in zip(keys, results, strict=True):
             out[name][system] = stats
         return out
+
+
+def _ray_statistics(metric_set: MetricSet, systems: dict[str, list[str]],
+                    references: list[list[str]], address: str, progress: bool):
+    """``--ray``: the same statistics computed on a Ray cluster (cgm_metrics.distributed)."""
+    from .. import distributed
+
+    try:
+        distributed.require_ray()
+    except ImportError as error:
+        raise InputError(str(error)) from None
+    try:
+        started = distributed.connect(address, log_to_driver=False)  # no worker logs on stderr
+    except ConnectionError as error:
+        raise InputError(f"Cannot join the Ray cluster at {address!r}: {error}") from None
+    try:
+        return distributed.ray_statistics_table(
+            {name: metric_set.metrics[name] for name in metric_set.names}, systems, references,
+            progress=progress,
+        )
+    finally:
+        if started:
+            distributed.disconnect()
 
 
 class _NoBar:
@@ -260,6 +286,12 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
         help="processes for the per-item statistics (default: 1)",
     )
     group.add_argument(
+        "--ray", nargs="?", const="local", type=ray_address, metavar="ADDRESS",
+        help="compute the per-item statistics on Ray (pip install \"cgm-metrics[ray]\"): "
+        "without ADDRESS on a local Ray started for this run; 'auto' or HOST:PORT joins a "
+        "running cluster (`ray start --head`)",
+    )
+    group.add_argument(
         "--no-progress", action="store_true",
         help="never show a progress bar (it is shown only when stderr is a terminal)",
     )
@@ -286,6 +318,16 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def ray_address(text: str) -> str:
+    """A Ray address for ``--ray``; a file name there means argparse took a system file."""
+    if Path(text).exists():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a file, not a Ray address; put --ray after the files, or write "
+            "--ray local"
+        )
+    return text
 
 
 def probability(text: str) -> float:

@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
                          "or more SYSTEM_FILEs (or a --graded file with two systems).")
     common.require_significance()
     score_command.report_skipped(metric_set)
-    runner = common.StatisticsRunner(args.jobs, common.want_progress(args))
+    runner = common.StatisticsRunner(args.jobs, common.want_progress(args), args.ray)
     stats = runner.run(metric_set, systems, references)
     results = run_comparison(metric_set, stats, args)
     names = list(systems)

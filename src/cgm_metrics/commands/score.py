@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
                                      explicit=bool(args.metrics))
     references, systems = read_data(args, args.predictions or [])
     report_skipped(metric_set)
-    runner = common.StatisticsRunner(args.jobs, common.want_progress(args))
+    runner = common.StatisticsRunner(args.jobs, common.want_progress(args), args.ray)
     stats = runner.run(metric_set, systems, references)
     table_data = score_table(metric_set, stats, args.n_resamples, args.seed, args.confidence)
     if common.significance_library() is None:

@@ -1,0 +1,160 @@
+"""Items per second of the per-item statistics: one process, ``--jobs 2``, Ray with 1 and 2 workers.
+
+    python benchmarks/scale.py [--n 100000] [--metrics chrf_code codebleu] [--batch-size 256]
+
+Needs Ray (``pip install "cgm-metrics[ray]"``); starts a local Ray with ``--cpus`` CPUs
+(default 2). Every engine scores the same ``--n`` pairs (standard-library functions against
+mutated copies, cycled with fresh mutations) and must return the same statistics, byte for byte,
+as the one-process run; the script stops if one does not. Then a per-item cost breakdown of the
+Ray path: compute (the metric itself), encode (the driver packs items into Arrow blocks in the
+object store), decode (a worker unpacks a block into Python strings), and the rest (scheduling,
+transfers, actor start-up). The fixed cost of a run (starting the actors, building the metrics)
+is measured on a run of one block.
+
+Timings on a shared machine are noisy: compare the engines within one run, and read the load
+average printed at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import mutate, stdlib_functions  # noqa: E402
+
+import cgm_metrics  # noqa: E402
+from cgm_metrics import distributed  # noqa: E402
+
+
+def pairs(n: int, seed: int = 0) -> tuple[list[str], list[list[str]]]:
+    """``n`` (prediction, [reference]) pairs: the stdlib functions, cycled, each time with
+    fresh mutations."""
+    functions = stdlib_functions(min(n, 5000), seed=seed)
+    rng = random.Random(seed)
+    references = [functions[i % len(functions)] for i in range(n)]
+    predictions = [mutate(ref, rng) for ref in references]
+    return predictions, [[ref] for ref in references]
+
+
+def one_process(name: str, predictions, references) -> np.ndarray:
+    return cgm_metrics.get_metric(name, lang="python").statistics(predictions, references)
+
+
+def process_pool(name: str, predictions, references, jobs: int) -> np.ndarray:
+    """The CLI's ``--jobs`` runner (a process pool over chunks of items)."""
+    from cgm_metrics.commands._common import MetricSet, StatisticsRunner
+
+    metric = cgm_metrics.get_metric(name, lang="python")
+    metric_set = MetricSet(names=[name], metrics={name: metric},
+                           options={name: {"lang": "python"}})
+    return StatisticsRunner(jobs).run(metric_set, {"s": predictions}, references)[name]["s"]
+
+
+def on_ray(name: str, predictions, references, workers: int, batch_size: int) -> np.ndarray:
+    metric = cgm_metrics.get_metric(name, lang="python")
+    return distributed.ray_statistics(metric, predictions, references, workers=workers,
+                                      batch_size=batch_size)
+
+
+def timed(function, *args):
+    start = time.perf_counter()
+    result = function(*args)
+    return result, time.perf_counter() - start
+
+
+def breakdown(name: str, predictions, references, batch_size: int, ray_seconds: float,
+              workers: int) -> dict[str, float]:
+    """Microseconds per item of each part of a Ray run, each part timed here on its own."""
+    import ray
+
+    from cgm_metrics.core.inputs import check_inputs
+
+    n = len(predictions)
+    start = time.perf_counter()
+    blocks = distributed._list_blocks(predictions, references, batch_size, 0)
+    encode = time.perf_counter() - start
+    tables = ray.get(blocks)
+    start = time.perf_counter()
+    for table in tables:
+        check_inputs(table.column("prediction").to_pylist(),
+                     table.column("references").to_pylist())
+    decode = time.perf_counter() - start
+    del blocks, tables
+    sample = slice(0, min(n, 2000))
+    stats, compute = timed(one_process, name, predictions[sample], references[sample])
+    scale = n / len(predictions[sample])
+    start = time.perf_counter()
+    for first in range(0, len(stats), batch_size):
+        block = np.ascontiguousarray(stats[first:first + batch_size])
+        np.frombuffer(block.tobytes(), dtype=block.dtype)
+    results = (time.perf_counter() - start) * scale
+    compute *= scale
+    parts = {"compute": compute, "encode (driver)": encode, "decode (worker)": decode,
+             "results": results}
+    # the workers share compute, decode and results; the driver encodes alone
+    parallel = (compute + decode + results) / workers + encode
+    parts["scheduling, transfers, start-up"] = max(0.0, ray_seconds - parallel)
+    return {key: value / n * 1e6 for key, value in parts.items()}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000, help="items (default 100000)")
+    parser.add_argument("--metrics", nargs="+", default=["chrf_code", "codebleu"])
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="items per block (default: ray_statistics' default)")
+    parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray (default 2)")
+    args = parser.parse_args(argv)
+    ray = distributed.require_ray()
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+          f"on {os.cpu_count()} CPUs")
+    predictions, references = pairs(args.n)
+    # Ray runs its workers at niceness 15; the one-process and --jobs runs run at 0. On a
+    # machine shared with other work that alone would slow Ray down, so run them at 0 too.
+    os.environ.setdefault("RAY_worker_niceness", "0")
+    start = time.perf_counter()
+    ray.init(num_cpus=args.cpus, include_dashboard=False, logging_level="WARNING",
+             log_to_driver=False)
+    print(f"{args.n} items; local Ray with {args.cpus} CPUs started in "
+          f"{time.perf_counter() - start:.1f} s; Ray {ray.__version__}, "
+          f"block {args.batch_size or distributed._block_size(args.n, 2)} items, "
+          f"worker niceness {os.environ['RAY_worker_niceness']}")
+    for name in args.metrics:
+        # first a run of one block: the fixed cost of a run (actors started, metric built),
+        # and the first run after ray.init no longer pays for the cluster's warm-up
+        _, fixed = timed(on_ray, name, predictions[:256], references[:256], 1, 256)
+        reference, seconds = timed(one_process, name, predictions, references)
+        rows = [("1 process", seconds)]
+        for label, function, extra in [
+            ("--jobs 2", process_pool, (2,)),
+            ("Ray, 1 worker", on_ray, (1, args.batch_size)),
+            ("Ray, 2 workers", on_ray, (2, args.batch_size)),
+        ]:
+            stats, seconds = timed(function, name, predictions, references, *extra)
+            if stats.tobytes() != reference.tobytes() or stats.shape != reference.shape:
+                raise SystemExit(f"{name}: {label} differs from the one-process statistics")
+            rows.append((label, seconds))
+        print(f"\n{name}: same statistics from every engine")
+        print(f"{'engine':16} {'seconds':>8} {'items/s':>9} {'vs 1 process':>13}")
+        for label, seconds in rows:
+            print(f"{label:16} {seconds:8.1f} {args.n / seconds:9.0f} "
+                  f"{rows[0][1] / seconds:12.2f}x")
+        print(f"fixed cost of a Ray run (one block of 256 items, 1 worker): {fixed:.1f} s")
+        block = args.batch_size or distributed._block_size(args.n, 2)
+        costs = breakdown(name, predictions, references, block, dict(rows)["Ray, 2 workers"], 2)
+        print("per item on Ray, 2 workers (microseconds): "
+              + ", ".join(f"{key} {value:.0f}" for key, value in costs.items()))
+    print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
