@@ -203,6 +203,18 @@ def test_lcs_matches_rouge_score_on_random_token_lists():
         assert lcs_length(first, second) == table[-1][-1]
 
 
+def test_banded_lcs_of_long_token_lists_matches_rouge_score():
+    # above 2048 tokens the LCS tries thin bands first: near copies (inside the first band),
+    # a shorter copy with insertions (second band) and unrelated lists (full table)
+    rng = random.Random(5)
+    first = [rng.choice(["x", "y", "(", ")", "=", "def", "a1"]) for _ in range(2100)]
+    near = [t if rng.random() > 0.005 else "z" for t in first]
+    edited = [t for t in first if rng.random() > 0.04] + ["w"] * 30
+    unrelated = [rng.choice(["x", "(", "q", "r"]) for _ in range(2200)]
+    for second in (near, edited, unrelated):
+        assert lcs_length(first, second) == rouge_scorer._lcs_table(first, second)[-1][-1]
+
+
 def test_rouge_l_matches_rouge_score_on_code(pairs):
     predictions, references = pairs
     values = RougeLMetric().item_values(predictions, [[r] for r in references])
