@@ -168,9 +168,9 @@ def check_batch(inputs: dict[str, object], empty_ok: bool = False) -> None:
 
 class CheckedModule:
     """Mixin for the evaluate modules of this project (``class M(CheckedModule,
-    evaluate.Metric)``): ``compute``, ``add_batch`` and ``add`` check the list inputs with
+    evaluate.Metric)``): ``compute`` and ``add_batch`` check the list inputs with
     :func:`check_batch` before evaluate does, so a bare string or an empty batch is a clear
-    error naming the argument."""
+    error naming the argument (``add`` takes one item, where a string is right)."""
 
     def _checked_inputs(self, predictions, references, kwargs) -> dict[str, object]:
         given = {"predictions": predictions, "references": references, **kwargs}
