@@ -1,7 +1,7 @@
 """Time the agreement analysis.
 
 1. The Out of the BLEU protocol on HearthStone (66 items x 2 systems -> 30 models, 7 metrics,
-   500 resamples), if ../shared/data is present: target < 1 s. The published notebook took
+   500 resamples; tests/data/hearthstone): target < 1 s. The published notebook took
    about 5 minutes for this dataset (48 minutes with CoNaLa).
 2. Synthetic data the size of the CoNaLa study: 472 items, 5 real systems -> 82 models after
    synthesis and de-duplication, 6 per-item metrics + corpus BLEU (7 metrics plus the human
@@ -30,7 +30,7 @@ import numpy as np
 from cgm_metrics.agreement import graded_from_rows, run_agreement
 
 ROOT = Path(__file__).resolve().parents[1]
-HS = ROOT.parent / "shared" / "data" / "hearthstone" / "hs.graded.jsonl"
+HS = ROOT / "tests" / "data" / "hearthstone" / "hs.graded.jsonl"
 METRICS = ("rouge_l", "codebleu", "chrf", "meteor", "ruby", "edit_sim")
 
 

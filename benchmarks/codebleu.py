@@ -1,6 +1,6 @@
 """CodeBLEU throughput against the `codebleu` package 0.7.0, in one run, on one process.
 
-Corpora: the Python golden file of ../shared/data/codebleu (when present) and 1000 standard
+Corpora: the Python golden file of tests/data/codebleu and 1000 standard
 library functions against mutated copies (``corpus.stdlib_pairs``). Both implementations score
 the same corpus call; the script checks the scores agree (n-gram, weighted and syntax exactly;
 dataflow exactly too, since this module reproduces the package's set order at hash seed 0 when
@@ -39,7 +39,7 @@ KEYS = (
     "syntax_match_score",
     "dataflow_match_score",
 )
-GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "data" / "codebleu"
+GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "data" / "codebleu"
 
 
 def _corpora() -> list[tuple[str, list[str], list[list[str]]]]:

@@ -1,6 +1,6 @@
 """RUBY against human grades: each level and the default, beside the published RUBY.
 
-1. HearthStone (Out of the BLEU, 66 items x 2 systems, M-MSR grades 0-4; ../shared/data):
+1. HearthStone (Out of the BLEU, 66 items x 2 systems, M-MSR grades 0-4; tests/data):
    Pearson, Spearman and Kendall (tau-b) of per-item scores with the grades, for RUBY forced to
    start at each level (``graph``, ``tree``, ``string``), the default, and the published
    per-item RUBY stored in the data; plus each one's order of the two systems by mean score.
@@ -23,7 +23,7 @@ from scipy import stats
 from cgm_metrics.ruby import compute_ruby
 
 ROOT = Path(__file__).resolve().parents[1]
-HS = ROOT.parent / "shared" / "data" / "hearthstone" / "hs.graded.jsonl"
+HS = ROOT / "tests" / "data" / "hearthstone" / "hs.graded.jsonl"
 ONE_LINERS = ROOT / "tests" / "data" / "ruby_oneliners" / "graded.jsonl"
 LEVELS = ("graph", "tree", "string", None)
 

@@ -1,4 +1,4 @@
-"""Test setup: offline evaluate, caches in temporary folders, paths to shared data."""
+"""Test setup: offline evaluate, caches in temporary folders, paths to the test data in tests/data."""
 
 import os
 import tempfile
@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS_DIR = ROOT / "metrics"
-SHARED_DATA = ROOT.parent / "shared" / "data"
+DATA = ROOT / "tests" / "data"
 
 
 @pytest.fixture(autouse=True)
@@ -37,10 +37,11 @@ def _evaluate_caches(tmp_path, monkeypatch):
 
 
 def shared_data(*parts: str) -> Path:
-    """A file under ../shared/data; skips the test with a clear reason when it is absent."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared data not found: {path} (tests read ../shared/data beside the repo)")
+    """A data file of the test suite, under tests/data (each folder with the NOTICE of its
+    source). The files are part of the repository: a missing one fails the test, never skips it."""
+    path = DATA.joinpath(*parts)
+    if not path.is_file():
+        pytest.fail(f"test data file missing from the repository: tests/data/{'/'.join(parts)}")
     return path
 
 

@@ -28,6 +28,10 @@ DEFAULT_CASE = {
         ({"predictions": PREDICTIONS, "references": REFERENCES[:3]}, ValueError, "references"),
         ({"predictions": [], "references": []}, ValueError, "empty"),
         ({"predictions": PREDICTIONS[:3] + [None], "references": REFERENCES}, (TypeError, ValueError), "predictions"),
+        # a bare string is one item, not a list of its characters (evaluate would split it)
+        ({"predictions": "x = 1", "references": "x = 1"}, TypeError, "`predictions` must be a list"),
+        ({"predictions": ["x = 1"], "references": "x = 1"}, TypeError, "`references` must be a list"),
+        ({"predictions": ["x = 1"], "references": ["x = 1"], "return_per_sample": "yes"}, TypeError, "return_per_sample"),
     ],
 }
 
@@ -39,6 +43,7 @@ CASES["paired_significance"] = {
     "bad": [
         ({"predictions_a": PREDICTIONS, "predictions_b": REFERENCES, "references": REFERENCES[:3]}, ValueError, "references"),
         ({"predictions_a": [], "predictions_b": [], "references": []}, ValueError, "empty"),
+        ({"predictions_a": "x = 1", "predictions_b": ["x = 1"], "references": ["x = 1"]}, TypeError, "`predictions_a` must be a list"),
         ({"predictions_a": PREDICTIONS, "predictions_b": REFERENCES, "references": REFERENCES, "method": "t-test"}, ValueError, "method"),
     ],
 }

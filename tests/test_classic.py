@@ -203,6 +203,18 @@ def test_lcs_matches_rouge_score_on_random_token_lists():
         assert lcs_length(first, second) == table[-1][-1]
 
 
+def test_banded_lcs_of_long_token_lists_matches_rouge_score():
+    # above 2048 tokens the LCS tries thin bands first: near copies (inside the first band),
+    # a shorter copy with insertions (second band) and unrelated lists (full table)
+    rng = random.Random(5)
+    first = [rng.choice(["x", "y", "(", ")", "=", "def", "a1"]) for _ in range(2100)]
+    near = [t if rng.random() > 0.005 else "z" for t in first]
+    edited = [t for t in first if rng.random() > 0.04] + ["w"] * 30
+    unrelated = [rng.choice(["x", "(", "q", "r"]) for _ in range(2200)]
+    for second in (near, edited, unrelated):
+        assert lcs_length(first, second) == rouge_scorer._lcs_table(first, second)[-1][-1]
+
+
 def test_rouge_l_matches_rouge_score_on_code(pairs):
     predictions, references = pairs
     values = RougeLMetric().item_values(predictions, [[r] for r in references])
@@ -236,24 +248,56 @@ def test_whitespace_tokens_option():
 # --- METEOR and WordNet -------------------------------------------------------------------
 
 
-def test_meteor_matches_nltk_with_best_reference():
+@pytest.fixture(scope="module")
+def nltk_wordnet():
+    """nltk's own WordNet reader on the same database: the peer of the faster one METEOR uses."""
+    import warnings
+
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return WordNetCorpusReader(wn._locate(), None)
+
+
+def test_meteor_matches_nltk_with_best_reference(nltk_wordnet, pairs):
     from nltk.translate.meteor_score import single_meteor_score
 
-    reader = wn.load_wordnet()
-    predictions = ["def run(self): return self.go()", "x = size + 1", ""]
+    predictions = ["def run(self): return self.go()", "x = size + 1", "",
+                   "geese ran better than the dogs runs"] + pairs[0]
     references = [
         ["def execute(self): return self.move()", "def run(): pass"],
         ["x = magnitude + 1"],
         ["a"],
-    ]
+        ["goose runs good than a dog running", "the hounds sprinted"],
+    ] + [[r] for r in pairs[1]]
     result = cgm_metrics.score("meteor", predictions, references, per_item=True)
     expected = [
-        max(single_meteor_score(code_tokens(r), code_tokens(p), wordnet=reader) for r in refs)
+        max(single_meteor_score(code_tokens(r), code_tokens(p), wordnet=nltk_wordnet)
+            for r in refs)
         for p, refs in zip(predictions, references, strict=True)
     ]
     assert result["per_item"] == expected
     assert expected[2] == 0.0
     assert "wordnet:3.0" in result["signature"]
+
+
+def test_fast_wordnet_reader_reads_what_nltk_reads(nltk_wordnet):
+    import random
+
+    ours = wn.load_wordnet()
+    assert type(ours) is not type(nltk_wordnet)  # the test compares two readers
+    assert ours._lemma_pos_offset_map == nltk_wordnet._lemma_pos_offset_map
+    assert ours._exception_map == nltk_wordnet._exception_map
+    assert ours.satellite_offsets == nltk_wordnet.satellite_offsets
+    lemmas = sorted(nltk_wordnet.all_lemma_names())
+    sample = random.Random(0).sample(lemmas, 400) + ["geese", "ran", "better", "Dogs", "xyzzy"]
+
+    def synsets(reader):
+        return [[(s.name(), s.offset(), s.pos(), [lemma.name() for lemma in s.lemmas()])
+                 for s in reader.synsets(word)] for word in sample]
+
+    assert synsets(ours) == synsets(nltk_wordnet)
 
 
 def test_meteor_without_wordnet_fails_with_the_fix(tmp_path, monkeypatch):

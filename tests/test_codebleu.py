@@ -1,6 +1,6 @@
 """CodeBLEU: parity with the `codebleu` package 0.7.0 (golden files), determinism, cost, options.
 
-Expected values come from the package: its golden outputs in ../shared/data/codebleu (per
+Expected values come from the package: its golden outputs in tests/data/codebleu (per
 pair, per corpus, its own test vectors) or a live run of the package where it is installed.
 """
 

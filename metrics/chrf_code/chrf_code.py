@@ -5,7 +5,7 @@ import evaluate
 from evaluate.utils.file_utils import add_start_docstrings
 
 from cgm_metrics.chrf import ChrfCodeMetric
-from cgm_metrics.core.inputs import check_inputs
+from cgm_metrics.core.inputs import CheckedModule, check_flag, check_inputs, check_int, check_number
 from cgm_metrics.hub import code_features, uniform_references
 
 _CITATION = """\
@@ -58,9 +58,10 @@ Args:
     predictions (list of str): generated code, one string per item.
     references (list of str, or list of list of str): one reference or a list of references
         per item; the number of references may differ between items.
-    char_order (int): character n-gram order, default 6.
-    word_order (int): word n-gram order, default 0 (2 gives chrF++).
-    beta (int): weight of recall relative to precision, default 2.
+    char_order (int): character n-gram order, 0 to 20, default 6.
+    word_order (int): word n-gram order, 0 to 10, default 0 (2 gives chrF++).
+    beta (int or float): weight of recall relative to precision, above 0 and at most 1000,
+        default 2.
     lowercase (bool): compare case-insensitively, default False.
     whitespace (bool): keep whitespace in character n-grams, default False.
     eps_smoothing (bool): chrF++.py / NLTK epsilon smoothing instead of sacrebleu's effective
@@ -109,7 +110,7 @@ Examples:
 
 
 @add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ChrfCode(evaluate.Metric):
+class ChrfCode(CheckedModule, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -148,6 +149,10 @@ class ChrfCode(evaluate.Metric):
         strip_comments=False,
         normalize_identifiers=False,
     ):
+        char_order = check_int(char_order, "char_order", 0, 20)
+        word_order = check_int(word_order, "word_order", 0, 10)
+        check_number(beta, "beta", 0, 1000, low_open=True)
+        return_per_sample = check_flag(return_per_sample, "return_per_sample")
         metric = ChrfCodeMetric(
             char_order=char_order,
             word_order=word_order,

@@ -5,6 +5,7 @@ TypeScript."""
 import evaluate
 
 from cgm_metrics.codebleu import compute_codebleu
+from cgm_metrics.core.inputs import CheckedModule, check_flag
 from cgm_metrics.hub import code_features, uniform_references
 
 _CITATION = """\
@@ -71,7 +72,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Codebleu(evaluate.Metric):
+class Codebleu(CheckedModule, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -103,6 +104,7 @@ class Codebleu(evaluate.Metric):
         return_per_sample=False,
         set_order="package",
     ):
+        return_per_sample = check_flag(return_per_sample, "return_per_sample")
         return compute_codebleu(
             predictions,
             references,

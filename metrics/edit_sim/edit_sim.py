@@ -3,6 +3,7 @@ generation saves, alone or combined with unit-test outcomes, plus pass@k (Chen e
 
 import evaluate
 
+from cgm_metrics.core.inputs import CheckedModule, check_flag
 from cgm_metrics.edit_sim.evaluate_glue import compute_edit_sim
 from cgm_metrics.hub import code_features
 
@@ -71,7 +72,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class EditSim(evaluate.Metric):
+class EditSim(CheckedModule, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -94,6 +95,7 @@ class EditSim(evaluate.Metric):
         allow_code_execution=False,
         timeout=3.0,
     ):
+        return_per_sample = check_flag(return_per_sample, "return_per_sample")
         return compute_edit_sim(
             predictions,
             references,

@@ -8,6 +8,7 @@ defaults, confidence intervals, a reproducibility signature and an optional huma
 import datasets
 import evaluate
 
+from cgm_metrics.core.inputs import CheckedModule
 from cgm_metrics.significance import paired_test_texts
 
 _CITATION = """\
@@ -73,7 +74,7 @@ def _features():
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class PairedSignificance(evaluate.Metric):
+class PairedSignificance(CheckedModule, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

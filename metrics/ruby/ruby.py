@@ -3,6 +3,7 @@ tokens, whichever level both snippets support, as in Out of the BLEU (Evtikhiev 
 
 import evaluate
 
+from cgm_metrics.core.inputs import CheckedModule, check_flag
 from cgm_metrics.hub import code_features
 from cgm_metrics.ruby import compute_ruby
 
@@ -67,7 +68,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Ruby(evaluate.Metric):
+class Ruby(CheckedModule, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -81,6 +82,7 @@ class Ruby(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, lang="python", return_per_sample=False, level=None):
+        return_per_sample = check_flag(return_per_sample, "return_per_sample")
         return compute_ruby(
             predictions,
             references,

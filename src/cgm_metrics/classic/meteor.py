@@ -34,6 +34,44 @@ def _check_parameter(name: str, value: object, upper: float | None) -> float:
     return float(value)
 
 
+_MEMO_LIMIT = 200_000  # entries per memo; emptied when full, so memory stays bounded
+
+
+class _MemoStemmer:
+    """nltk's Porter stemmer with each word's stem remembered: METEOR stems every token of
+    the hypothesis once per reference, and code repeats its tokens. ``stem`` is a pure
+    function of the word, so the stems are nltk's."""
+
+    def __init__(self) -> None:
+        self._stemmer = PorterStemmer()
+        self._memo: dict[str, str] = {}
+
+    def stem(self, word: str) -> str:
+        stem = self._memo.get(word)
+        if stem is None:
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            stem = self._memo[word] = self._stemmer.stem(word)
+        return stem
+
+
+class _MemoWordNet:
+    """The one WordNet call nltk's METEOR makes, ``synsets(word)``, remembered per word
+    (the same Synset objects nltk's reader returns, which caches them itself)."""
+
+    def __init__(self, wordnet) -> None:
+        self._wordnet = wordnet
+        self._memo: dict[str, list] = {}
+
+    def synsets(self, word: str) -> list:
+        synsets = self._memo.get(word)
+        if synsets is None:
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            synsets = self._memo[word] = self._wordnet.synsets(word)
+        return synsets
+
+
 class MeteorMetric(MeanOfItems):
     """nltk's METEOR on code tokens with WordNet 3.0, best reference, mean over items.
 
@@ -58,8 +96,9 @@ class MeteorMetric(MeanOfItems):
         self._gamma = _check_parameter("gamma", gamma, 1.0)
         super().__init__(tokenize=tokenize, alpha=alpha, beta=beta, gamma=gamma)
         self.lang = resolve_language(lang).name  # tokens do not depend on it; a typo is an error
-        self._wordnet = load_wordnet()  # fails here, with the fix, when WordNet is missing
-        self._stemmer = PorterStemmer()
+        # load_wordnet fails here, with the fix, when WordNet is missing
+        self._wordnet = _MemoWordNet(load_wordnet())
+        self._stemmer = _MemoStemmer()
 
     def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
         values = np.zeros(len(predictions))

@@ -4,15 +4,16 @@ Per item: the LCS F-measure (beta 1) of rouge-score between the reference tokens
 prediction tokens, ``rouge_scorer._score_lcs(ref, hyp).fmeasure``, on TranX code tokens;
 with several references, the best one. The corpus score is the mean over items. Scale 0-1.
 
-The LCS length is computed with a bit-parallel algorithm (one big-integer bit per
-prediction token), so long snippets cost O(n * m / 64) word operations instead of the
-O(n * m) Python steps of a dynamic-programming table; the F-measure is computed with
-rouge-score's arithmetic, so values are identical.
+The LCS length is computed with rapidfuzz's bit-parallel algorithm, so long snippets cost
+O(n * m / 64) word operations instead of the O(n * m) Python steps of a dynamic-programming
+table (near copies only a band of it); the F-measure is computed with rouge-score's
+arithmetic, so values are identical.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from rapidfuzz.distance import Indel, LCSseq
 
 from ..core.languages import resolve_language
 from ..metric import MeanOfItems
@@ -20,22 +21,32 @@ from .tokens import token_function
 
 
 def lcs_length(first: list[str], second: list[str]) -> int:
-    """Length of the longest common subsequence of two token lists (Hyyro's bit vectors)."""
-    if len(first) < len(second):
-        first, second = second, first
-    if not second:
+    """Length of the longest common subsequence of two token lists.
+
+    rapidfuzz's bit-parallel LCS on token ids (one small int per distinct token, so equality is
+    exact, never a hash collision). Long pairs try thin diagonal bands first: the Indel
+    distance (insertions and deletions only) is ``len(a) + len(b) - 2 * LCS``, and rapidfuzz
+    computes it exactly whenever it is within ``score_cutoff`` while stopping early
+    otherwise, so a near copy of a long reference costs a band, not the whole table.
+    """
+    if not first or not second:
         return 0
-    masks: dict[str, int] = {}
-    for position, token in enumerate(second):
-        masks[token] = masks.get(token, 0) | (1 << position)
-    full = (1 << len(second)) - 1
-    row = full  # bit j set: column j is not (yet) the end of a longer common subsequence
-    for token in first:
-        match = masks.get(token)
-        if match:
-            low = row & match
-            row = ((row + low) | (row - low)) & full
-    return len(second) - row.bit_count()
+    ids: dict[str, int] = {}
+    a = [ids.setdefault(token, len(ids)) for token in first]
+    b = [ids.setdefault(token, len(ids)) for token in second]
+    longest = max(len(a), len(b))
+    if longest >= _BANDED_FROM:
+        floor = abs(len(a) - len(b))
+        for cutoff in (longest // 64, longest // 8):
+            if cutoff < floor:
+                continue
+            distance = Indel.distance(a, b, score_cutoff=cutoff)
+            if distance <= cutoff:
+                return (len(a) + len(b) - distance) // 2
+    return LCSseq.similarity(a, b)
+
+
+_BANDED_FROM = 2048  # tokens; shorter pairs take the full bit-parallel LCS directly
 
 
 def lcs_fmeasure(reference: list[str], prediction: list[str]) -> float:

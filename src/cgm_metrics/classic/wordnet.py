@@ -235,6 +235,64 @@ _READERS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
+def _reader_class() -> type:
+    """nltk's ``WordNetCorpusReader`` for English WordNet 3.0 without two costs METEOR never
+    uses: the mapping to other WordNet versions for the Open Multilingual Wordnet (built on
+    every load by reading ``index.sense`` twice, more than half of the load time; with no
+    multilingual reader it is never consulted) and nltk's pure-Python line reader for files
+    in a folder (Python's own buffered text files read the same lines, several times
+    faster). Every lemma, synset and offset is the one nltk's reader gives."""
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.data import FileSystemPathPointer
+
+    class EnglishWordNetReader(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> Any:
+            if self._omw_reader is None:
+                return None
+            return super().map_wn(version)
+
+        def open(self, file: str) -> Any:
+            if isinstance(self._root, FileSystemPathPointer) and file in _PLAIN_FILES:
+                # the lines exactly as nltk reads them: utf-8, no newline translation;
+                # seek() takes the byte offsets of WordNet's index files
+                return open(  # noqa: SIM115 - nltk keeps and closes these handles
+                    os.path.join(self._root.path, file), encoding=self._ENCODING, newline=""
+                )
+            return super().open(file)
+
+        def _load_lemma_pos_offset_map(self) -> None:
+            # nltk's parser with one closure call per field, done with slices: the same map
+            # (lemma -> pos -> synset offsets in file order, adjective satellites split out)
+            from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT, WordNetError
+
+            lemma_map, satellites = self._lemma_pos_offset_map, self.satellite_offsets
+            for suffix in self._FILEMAP.values():
+                with self.open(f"index.{suffix}") as lines:
+                    for number, line in enumerate(lines, 1):
+                        if line.startswith(" "):
+                            continue
+                        fields = line.split()
+                        try:
+                            lemma, pos, n_synsets, n_pointers = fields[:4]
+                            n_synsets, start = int(n_synsets), 6 + int(n_pointers)
+                            if n_synsets <= 0 or int(fields[start - 2]) != n_synsets:
+                                raise ValueError("synset and sense counts differ")
+                            offsets = [int(field) for field in fields[start : start + n_synsets]]
+                            if len(offsets) != n_synsets:
+                                raise ValueError("too few synset offsets")
+                        except (IndexError, ValueError) as error:
+                            raise WordNetError(f"file index.{suffix}, line {number}: {error}") from error
+                        lemma_map[lemma][pos] = offsets
+                        if pos == ADJ:
+                            lemma_map[lemma][ADJ_SAT] = [o for o in offsets if o in satellites]
+
+    return EnglishWordNetReader
+
+
+#: Files of a WordNet folder read with Python's own text files (fixed names, no user path).
+_PLAIN_FILES = frozenset(DATABASE_FILES) | {"lexnames"}
+
+
 def _locate() -> Any:
     """nltk's path pointer to ``corpora/wordnet`` (folder or zip), or a clear error."""
     import nltk.data
@@ -258,8 +316,6 @@ def load_wordnet() -> Any:
     folders of ``nltk.data.path``). Raises :class:`WordNetNotFoundError`, naming the fix,
     when it is missing or is not WordNet 3.0.
     """
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
     pointer = _locate()
     key = str(getattr(pointer, "path", pointer))
     with _LOCK:
@@ -268,7 +324,7 @@ def load_wordnet() -> Any:
             with warnings.catch_warnings():
                 # "The multilingual functions are not available": METEOR uses English only.
                 warnings.simplefilter("ignore")
-                reader = WordNetCorpusReader(pointer, None)
+                reader = _reader_class()(pointer, None)
             version = reader.get_version()
             if version != WORDNET_VERSION:
                 raise WordNetNotFoundError(

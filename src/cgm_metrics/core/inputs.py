@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 
 def _describe(value: object) -> str:
     return "None" if value is None else type(value).__name__
@@ -93,3 +95,94 @@ def check_inputs(
             "`predictions` and `references` are empty; pass at least one item to score."
         )
     return preds, refs
+
+
+# ------------------------------------------------------------------ options
+
+
+def check_flag(value: object, argument: str) -> bool:
+    """A real boolean (``True``/``False``, numpy's included); a string such as "yes" or
+    "false" is an error, never read as true."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"`{argument}` must be True or False, got {value!r}.")
+
+
+def check_int(value: object, argument: str, low: int, high: int) -> int:
+    """An integer in ``[low, high]`` (a bool is not an integer here)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"`{argument}` must be an integer from {low} to {high}, got {value!r}.")
+    number = int(value.__index__())  # type: ignore[union-attr]
+    if not low <= number <= high:
+        raise ValueError(f"`{argument}` must be an integer from {low} to {high}, got {number}.")
+    return number
+
+
+def check_number(
+    value: object, argument: str, low: float, high: float, low_open: bool = False
+) -> float:
+    """A finite real number in ``[low, high]`` (or ``(low, high]`` with ``low_open``)."""
+    if isinstance(value, (bool, str, bytes)):
+        number = None
+    else:
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            number = None
+    interval = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+    if number is None:
+        raise TypeError(f"`{argument}` must be a number in {interval}, got {value!r}.")
+    if not (low < number if low_open else low <= number) or not number <= high:
+        # NaN fails both comparisons and lands here too
+        raise ValueError(f"`{argument}` must be a finite number in {interval}, got {value!r}.")
+    return number
+
+
+# ------------------------------------------------------------------ evaluate modules
+
+
+def check_batch(inputs: dict[str, object], empty_ok: bool = False) -> None:
+    """The list inputs of an evaluate module, checked before evaluate's own machinery sees
+    them: evaluate would split a bare string into one-character items and fail with an
+    IndexError deep inside on an empty batch. ``inputs`` maps argument names to values;
+    ``None`` (not given) is left to evaluate."""
+    given = {name: value for name, value in inputs.items() if value is not None}
+    for name, value in given.items():
+        if isinstance(value, (str, bytes)):
+            raise TypeError(
+                f"`{name}` must be a list (one entry per item), got a single "
+                f"{type(value).__name__}. Wrap one item in a list: {name}=[...]."
+            )
+        if not hasattr(value, "__len__"):
+            raise TypeError(
+                f"`{name}` must be a list (one entry per item), got {_describe(value)}."
+            )
+    if not empty_ok and given and all(len(value) == 0 for value in given.values()):  # type: ignore[arg-type]
+        names = ", ".join(f"`{name}`" for name in given)
+        raise ValueError(f"{names} are empty; pass at least one item to score.")
+    lengths = {name: len(value) for name, value in given.items()}  # type: ignore[arg-type]
+    if len(set(lengths.values())) > 1:
+        described = ", ".join(f"`{name}` has {n}" for name, n in lengths.items())
+        raise ValueError(f"The inputs differ in length ({described}); give one entry per item.")
+
+
+class CheckedModule:
+    """Mixin for the evaluate modules of this project (``class M(CheckedModule,
+    evaluate.Metric)``): ``compute`` and ``add_batch`` check the list inputs with
+    :func:`check_batch` before evaluate does, so a bare string or an empty batch is a clear
+    error naming the argument (``add`` takes one item, where a string is right)."""
+
+    def _checked_inputs(self, predictions, references, kwargs) -> dict[str, object]:
+        given = {"predictions": predictions, "references": references, **kwargs}
+        return {name: given.get(name) for name in self._feature_names()}  # type: ignore[attr-defined]
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Compute the module, after checking its list inputs (a bare string or an empty
+        batch is a clear error)."""
+        check_batch(self._checked_inputs(predictions, references, kwargs))
+        return super().compute(predictions=predictions, references=references, **kwargs)  # type: ignore[misc]
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch, after checking its list inputs."""
+        check_batch(self._checked_inputs(predictions, references, kwargs))
+        return super().add_batch(predictions=predictions, references=references, **kwargs)  # type: ignore[misc]

@@ -1,0 +1,89 @@
+"""METEOR against nltk's own setup (its WordNet reader and Porter stemmer), in one run.
+
+    python benchmarks/meteor.py [--repeat 3]
+
+Times the WordNet load (nltk's ``WordNetCorpusReader`` against the reader METEOR uses) and
+METEOR on worst-case inputs of ``benchmarks/worst_case.py`` and on English-heavy code, checks
+that every value is equal, and prints the ratios. Both sides run in this process on the same
+database; the best of ``--repeat`` runs counts for the per-call timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import time
+import warnings
+from pathlib import Path
+
+from nltk.corpus.reader.wordnet import WordNetCorpusReader
+from nltk.stem.porter import PorterStemmer
+from nltk.translate.meteor_score import single_meteor_score
+
+from cgm_metrics.classic import wordnet as wn
+from cgm_metrics.classic.meteor import MeteorMetric
+from cgm_metrics.core import code_tokens
+
+_spec = importlib.util.spec_from_file_location(
+    "worst_case", Path(__file__).resolve().parent / "worst_case.py")
+worst_case = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(worst_case)
+
+
+def english_code(n_chars: int, seed: int) -> str:
+    """Code whose identifiers are English words with many WordNet senses."""
+    rng = random.Random(seed)
+    words = ["set", "run", "get", "take", "make", "put", "line", "point", "break", "check",
+             "head", "order", "form", "turn", "place", "play", "call", "open", "close", "file",
+             "read", "write", "value", "list", "object", "type", "block", "key", "map", "test"]
+    return worst_case._fill(
+        lambda i: f"{rng.choice(words)}_{i} = {rng.choice(words)}({rng.choice(words)})\n",
+        n_chars)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    pointer = wn._locate()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        nltk_reader = WordNetCorpusReader(pointer, None)
+        nltk_load = time.perf_counter() - start
+        start = time.perf_counter()
+        wn._reader_class()(pointer, None)
+        our_load = time.perf_counter() - start
+    print(f"WordNet load: nltk {nltk_load:.2f} s, ours {our_load:.2f} s, "
+          f"{nltk_load / our_load:.1f}x")
+    n = 5000
+    flat = worst_case.flat_python(n)
+    cases = [
+        ("flat Python, 5,000 chars", worst_case.mutate(flat), [flat]),
+        ("English identifiers, 5,000 chars", english_code(n, 1), [english_code(n, 2)]),
+        ("8 references of 5,000 chars", worst_case.mutate(flat),
+         [worst_case.mutate(worst_case.flat_python(n, s), s) for s in range(8)]),
+        ("random unicode, 5,000 chars", worst_case.random_unicode(n, 1),
+         [worst_case.random_unicode(n, 2)]),
+    ]
+    print("| case | nltk (s) | ours (s) | ratio |\n|---|---:|---:|---:|")
+    for label, prediction, references in cases:
+        nltk_best = ours_best = float("inf")
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            stemmer = PorterStemmer()
+            hyp = code_tokens(prediction)
+            expected = max(single_meteor_score(code_tokens(r), hyp, stemmer=stemmer,
+                                               wordnet=nltk_reader) for r in references)
+            nltk_best = min(nltk_best, time.perf_counter() - start)
+            start = time.perf_counter()
+            ours = MeteorMetric().compute([prediction], [references])["score"]
+            ours_best = min(ours_best, time.perf_counter() - start)
+            assert ours == expected, (label, ours, expected)
+        print(f"| {label} | {nltk_best:.2f} | {ours_best:.2f} | {nltk_best / ours_best:.1f}x |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
