@@ -275,7 +275,8 @@ def _dataset_blocks(dataset, batch_size: int | None, cpus: int):
     refs = dataset.select_columns([PREDICTION_COLUMN, REFERENCES_COLUMN]).to_arrow_refs()
     counts = ray.get([count_rows.remote(ref) for ref in refs])
     batch_size = batch_size or _block_size(sum(counts), cpus)
-    blocks, offset = [], 0
+    blocks: list[Any] = []
+    offset = 0
     for ref, count in zip(refs, counts, strict=True):
         pieces = math.ceil(count / batch_size)
         if pieces:

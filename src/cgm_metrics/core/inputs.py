@@ -112,7 +112,7 @@ def check_int(value: object, argument: str, low: int, high: int) -> int:
     """An integer in ``[low, high]`` (a bool is not an integer here)."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise TypeError(f"`{argument}` must be an integer from {low} to {high}, got {value!r}.")
-    number = int(value.__index__())  # type: ignore[union-attr]
+    number = int(value.__index__())
     if not low <= number <= high:
         raise ValueError(f"`{argument}` must be an integer from {low} to {high}, got {number}.")
     return number
@@ -126,7 +126,7 @@ def check_number(
         number = None
     else:
         try:
-            number = float(value)  # type: ignore[arg-type]
+            number = float(value)
         except (TypeError, ValueError):
             number = None
     interval = f"{'(' if low_open else '['}{low:g}, {high:g}]"
@@ -157,10 +157,10 @@ def check_batch(inputs: dict[str, object], empty_ok: bool = False) -> None:
             raise TypeError(
                 f"`{name}` must be a list (one entry per item), got {_describe(value)}."
             )
-    if not empty_ok and given and all(len(value) == 0 for value in given.values()):  # type: ignore[arg-type]
+    if not empty_ok and given and all(len(value) == 0 for value in given.values()):
         names = ", ".join(f"`{name}`" for name in given)
         raise ValueError(f"{names} are empty; pass at least one item to score.")
-    lengths = {name: len(value) for name, value in given.items()}  # type: ignore[arg-type]
+    lengths = {name: len(value) for name, value in given.items()}
     if len(set(lengths.values())) > 1:
         described = ", ".join(f"`{name}` has {n}" for name, n in lengths.items())
         raise ValueError(f"The inputs differ in length ({described}); give one entry per item.")
@@ -180,9 +180,9 @@ class CheckedModule:
         """Compute the module, after checking its list inputs (a bare string or an empty
         batch is a clear error)."""
         check_batch(self._checked_inputs(predictions, references, kwargs))
-        return super().compute(predictions=predictions, references=references, **kwargs)  # type: ignore[misc]
+        return super().compute(predictions=predictions, references=references, **kwargs)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch, after checking its list inputs."""
         check_batch(self._checked_inputs(predictions, references, kwargs))
-        return super().add_batch(predictions=predictions, references=references, **kwargs)  # type: ignore[misc]
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
