@@ -18,7 +18,7 @@ import numpy as np
 from ..core.parsing import _parser
 from . import kernels as K
 from .dataflow import COMES, MAX_DEPTH, data_flow, normalize
-from .preprocess import _ODD_SPACE, _strip_c_style, _strip_python, _non_blank_lines
+from .preprocess import _ODD_SPACE, _strip_c_style, _strip_python
 from .tables import DataflowRules
 from .tree import ATOMIC_TYPES, flatten, token_texts
 
@@ -54,6 +54,7 @@ class LanguageTables:
             named_of_kind[kind] = grammar.node_kind_is_named(kind)
         self.grammar = grammar
         self.names = names
+        self.name_points, self.name_off = fixed_strings(list(names))
         self.name_list = list(names)
         self.name_of_kind = name_of_kind
         self.named_of_kind = named_of_kind
@@ -131,6 +132,18 @@ class LanguageTables:
         return flags
 
 
+def fixed_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Code points of ``strings`` end to end, and their offsets (for the intern tables)."""
+    offsets = np.zeros(len(strings) + 1, np.int64)
+    np.cumsum([len(s) for s in strings], out=offsets[1:])
+    return _code_points("".join(strings)).astype(np.int64), offsets
+
+
+@cache
+def keyword_strings(keywords: frozenset) -> tuple[np.ndarray, np.ndarray]:
+    return fixed_strings(sorted(keywords))
+
+
 @cache
 def language_tables(lang: str, rules: DataflowRules) -> LanguageTables:
     from ..core.languages import resolve_language
@@ -180,8 +193,6 @@ def remove_comments(source: str, style: str) -> str:
         return source
 
 
-_ = _non_blank_lines  # the reference's line filter (the kernel reproduces it)
-
 
 # -- one batch ---------------------------------------------------------------------------
 
@@ -195,6 +206,7 @@ class _Batch:
         self.flat: list[int] = []
         self.node_off = [0]
         self.texts: list[str] = []
+        self.sources: list[bytes] = []
         self.missing: list[int] = []
         self.errors: list[tuple[int, str]] = []
         self.parse_seconds = 0.0
@@ -204,7 +216,8 @@ class _Batch:
         """Parse and flatten ``text``; returns its tree number."""
         clock = time.process_time
         start = clock()
-        tree = self.parser.parse(text.encode("utf-8", errors="surrogatepass"))
+        source = text.encode("utf-8", errors="surrogatepass")
+        tree = self.parser.parse(source)
         parsed = clock()
         cursor = tree.walk()
         first_child = cursor.goto_first_child
@@ -238,6 +251,7 @@ class _Batch:
             break
         self.node_off.append(base + index)
         self.texts.append(text)
+        self.sources.append(source)
         self.flatten_seconds += clock() - parsed
         self.parse_seconds += parsed - start
         return len(self.texts) - 1
@@ -245,13 +259,7 @@ class _Batch:
 
 def compiled_statistics(metric, predictions, references, timings=None) -> np.ndarray:
     """The statistics rows of ``metric`` (a CodeBleuMetric), computed by the kernels."""
-    from .metric import (
-        DATAFLOW_MATCH,
-        DATAFLOW_TOTAL,
-        N_COLUMNS,
-        SYNTAX_MATCH,
-        SYNTAX_TOTAL,
-    )
+    from .metric import N_COLUMNS
 
     tables = language_tables(metric.spec.name, metric.rules)
     rows = np.zeros((len(predictions), N_COLUMNS))
@@ -260,13 +268,10 @@ def compiled_statistics(metric, predictions, references, timings=None) -> np.nda
     items = list(zip(predictions, references, strict=False))
     for start in range(0, len(items), BATCH):
         block = rows[start : start + BATCH]
-        _batch(metric, tables, items[start : start + BATCH], block, spent)
-        block_cols = block  # written in place
-        _ = block_cols
+        _batch(metric, tables, items[start : start + BATCH], block, spent)  # in place
     if timings is not None:
         for key, value in spent.items():
             timings[key] = timings.get(key, 0.0) + value
-    del DATAFLOW_MATCH, DATAFLOW_TOTAL, SYNTAX_MATCH, SYNTAX_TOTAL
     return rows
 
 
@@ -277,10 +282,8 @@ def _batch(metric, tables: LanguageTables, items, rows: np.ndarray, spent: dict)
     style = metric.comment_style
     keywords = metric.keywords
     batch = _Batch(tables, metric.spec.name)
-    # n-gram inputs
-    vocab: dict[str, int] = {}
-    ids: list[int] = []
-    seg_off = [0]
+    # n-gram inputs: every hypothesis and reference text, end to end
+    segments: list[str] = []
     item_off = [0]
     pairs: list[tuple[int, int, int]] = []
     comments = 0.0
@@ -289,10 +292,9 @@ def _batch(metric, tables: LanguageTables, items, rows: np.ndarray, spent: dict)
         t0 = clock()
         hypothesis = prediction.strip()
         stripped = [ref.strip() for ref in refs]
-        for text in [hypothesis, *stripped]:
-            ids.extend([vocab.setdefault(token, len(vocab)) for token in text.split()])
-            seg_off.append(len(ids))
-        item_off.append(len(seg_off) - 1)
+        segments.append(hypothesis)
+        segments.extend(stripped)
+        item_off.append(len(segments))
         t1 = clock()
         ngram_time += t1 - t0
         cache: dict[str, int] = {}
@@ -314,13 +316,14 @@ def _batch(metric, tables: LanguageTables, items, rows: np.ndarray, spent: dict)
     spent["flatten"] += batch.flatten_seconds
     # n-grams
     t0 = clock()
-    weights = np.array(
-        [1.0 if token in keywords else 0.2 for token in vocab], dtype=np.float64
-    )
-    rows[:, 0:19] = K.ngram_rows(
-        np.array(ids, np.int64), np.array(seg_off, np.int64), np.array(item_off, np.int64),
-        weights if weights.size else np.zeros(1),
-    )
+    seg_point_off = np.zeros(len(segments) + 1, np.int64)
+    np.cumsum([len(text) for text in segments], out=seg_point_off[1:])
+    kw_points, kw_off = keyword_strings(keywords)
+    ids, seg_off = K.split_ids(_code_points("".join(segments)).astype(np.int64), seg_point_off,
+                               kw_points, kw_off)
+    n_ids = max(int(ids.max()) + 1 if ids.size else 0, kw_off.size - 1, 1)
+    weights = np.where(np.arange(n_ids) < kw_off.size - 1, 1.0, 0.2)
+    rows[:, 0:19] = K.ngram_rows(ids, seg_off, np.array(item_off, np.int64), weights)
     spent["ngrams"] += ngram_time + clock() - t0
     if not pairs:
         return
@@ -358,34 +361,36 @@ def _batch(metric, tables: LanguageTables, items, rows: np.ndarray, spent: dict)
     spent["syntax"] += clock() - t0
     # token texts (the package's slicing), interned with the kind names as the first ids
     t0 = clock()
-    texts_vocab = dict(tables.names)
-    ttext = np.full(name.size, -1, np.int64)
+    parts = []
+    tok_start = starts[tokens]
+    tok_end = ends[tokens]
+    tree_point_off = np.zeros(len(batch.texts) + 1, np.int64)
     for tree, text in enumerate(batch.texts):
-        lo, hi = tok_off[tree], tok_off[tree + 1]
-        if lo == hi:
-            continue
-        nodes = tokens[lo:hi]
-        found = token_texts(text, starts[nodes].tolist(), ends[nodes].tolist())
-        setdefault = texts_vocab.setdefault
-        by_rank = np.array([setdefault(token, len(texts_vocab)) for token in found], np.int64)
-        a, b = node_off[tree], node_off[tree + 1]
-        where = np.nonzero(tpos[a:b] >= 0)[0] + a
-        ttext[where] = by_rank[tpos[where]]
+        if text.isascii():
+            parts.append(np.frombuffer(batch.sources[tree], np.uint8))
+        else:  # byte columns applied to the string, per line: the texts come from Python
+            lo, hi = tok_off[tree], tok_off[tree + 1]
+            found = token_texts(text, tok_start[lo:hi].tolist(), tok_end[lo:hi].tolist())
+            lengths = np.array([len(token) for token in found], np.int64)
+            bounds = np.concatenate(([0], np.cumsum(lengths)))
+            tok_start[lo:hi] = bounds[:-1]
+            tok_end[lo:hi] = bounds[1:]
+            parts.append(_code_points("".join(found)))
+        tree_point_off[tree + 1] = tree_point_off[tree] + parts[-1].size
+    points = np.concatenate([part.astype(np.int64) for part in parts]) if parts else (
+        np.zeros(0, np.int64))
+    ttext, text_points, txt_off = K.token_ids(
+        points, tree_point_off, tok_start, tok_end, tok_off, node_off, tpos,
+        tables.name_points, tables.name_off,
+    )
     tskip = ttext == name
-    vocab_texts = list(texts_vocab)
-    lengths = np.fromiter(map(len, vocab_texts), np.int64, len(vocab_texts))
-    txt_off = np.zeros(len(vocab_texts) + 1, np.int64)
-    np.cumsum(lengths, out=txt_off[1:])
-    points = np.frombuffer(
-        "".join(vocab_texts).encode("utf-32-le", errors="surrogatepass"), np.uint32
-    ).astype(np.int64)
     spent["tokens"] += clock() - t0
     # dataflow
     t0 = clock()
     data, entry_off, tree_lo, tree_hi, status = K.dataflow(
         node_off, name, field, send, has_kids, tpos, ttext, tskip, depth,
         tables.atomic, tables.role, tables.is_first, tables.is_branch, tables.has_else,
-        _with_order(tables.rules, metric.set_order), len(vocab_texts), points, txt_off,
+        _with_order(tables.rules, metric.set_order), txt_off.size - 1, text_points, txt_off,
         MAX_DEPTH,
     )
     if status.any():

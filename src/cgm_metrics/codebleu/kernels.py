@@ -1927,3 +1927,105 @@ def dataflow_matches(data, entry_off, tree_lo, tree_hi, pairs):
         out[k, 0] = matched
         out[k, 1] = n_ref
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# token texts: interned from code points, with fixed strings (kinds, keywords) first
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _new_table(fixed_points, fixed_off, n_fixed, n_more, pool_size):
+    """An intern table holding the ``n_fixed`` fixed strings as ids 0..n_fixed-1."""
+    table = np.full(_table_size_nb(n_fixed + n_more), -1, np.int64)
+    pool = np.empty(pool_size + fixed_points.size + 1, np.int64)
+    offs = np.empty(n_fixed + n_more + 1, np.int64)
+    lens = np.empty(n_fixed + n_more + 1, np.int64)
+    counts = np.zeros(2, np.int64)
+    buf = np.empty(fixed_points.size + 1, np.int64)
+    for k in range(n_fixed):
+        n = fixed_off[k + 1] - fixed_off[k]
+        for i in range(n):
+            buf[i] = fixed_points[fixed_off[k] + i]
+        _intern(buf, n, table, pool, offs, lens, counts)
+    return table, pool, offs, lens, counts
+
+
+@njit(cache=True)
+def token_ids(points, tree_point_off, tok_start, tok_end, tok_off, node_off, tpos,
+              fixed_points, fixed_off):
+    """Interned text of every token (newlines dropped, as the package joins a token's lines)
+    and of every node that resolves to a token; the kinds' names are ids 0..n_kinds-1, so a
+    token whose text equals its kind has its kind's id. Returns (text id per node, text code
+    points, text offsets)."""
+    n_fixed = fixed_off.size - 1
+    n_tokens = tok_start.size
+    table, pool, offs, lens, counts = _new_table(fixed_points, fixed_off, n_fixed, n_tokens,
+                                                 points.size)
+    longest = 1
+    for r in range(n_tokens):
+        if tok_end[r] - tok_start[r] > longest:
+            longest = tok_end[r] - tok_start[r]
+    buf = np.empty(longest, np.int64)
+    rank_id = np.empty(n_tokens, np.int64)
+    n_trees = tok_off.size - 1
+    for t in range(n_trees):
+        base = tree_point_off[t]
+        for r in range(tok_off[t], tok_off[t + 1]):
+            n = 0
+            for i in range(base + tok_start[r], base + tok_end[r]):
+                c = points[i]
+                if c != 10:
+                    buf[n] = c
+                    n += 1
+            rank_id[r] = _intern(buf, n, table, pool, offs, lens, counts)
+    ttext = np.full(tpos.size, -1, np.int64)
+    for t in range(n_trees):
+        for i in range(node_off[t], node_off[t + 1]):
+            if tpos[i] >= 0:
+                ttext[i] = rank_id[tok_off[t] + tpos[i]]
+    n_ids = counts[0]
+    txt_off = np.empty(n_ids + 1, np.int64)
+    txt_off[:n_ids] = offs[:n_ids]
+    txt_off[n_ids] = counts[1]
+    return ttext, pool[: counts[1]].copy(), txt_off
+
+
+@njit(cache=True, inline="always")
+def _is_space(c):
+    """``str.isspace`` (the separators of ``str.split()``)."""
+    if c <= 32:
+        return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
+    if c < 0x85:
+        return False
+    return (c == 0x85 or c == 0xA0 or c == 0x1680 or (0x2000 <= c <= 0x200A) or c == 0x2028
+            or c == 0x2029 or c == 0x202F or c == 0x205F or c == 0x3000)
+
+
+@njit(cache=True)
+def split_ids(points, seg_point_off, fixed_points, fixed_off):
+    """``text.split()`` of every segment, tokens interned (the fixed strings, keywords, are
+    ids 0..n_fixed-1). Returns (token ids, segment offsets into them)."""
+    n_fixed = fixed_off.size - 1
+    n_segments = seg_point_off.size - 1
+    table, pool, offs, lens, counts = _new_table(fixed_points, fixed_off, n_fixed,
+                                                 points.size + 1, points.size)
+    ids = np.empty(points.size + 1, np.int64)
+    seg_off = np.zeros(n_segments + 1, np.int64)
+    count = 0
+    for s in range(n_segments):
+        i = seg_point_off[s]
+        end = seg_point_off[s + 1]
+        while i < end:
+            while i < end and _is_space(points[i]):
+                i += 1
+            if i >= end:
+                break
+            j = i
+            while j < end and not _is_space(points[j]):
+                j += 1
+            ids[count] = _intern(points[i:j], j - i, table, pool, offs, lens, counts)
+            count += 1
+            i = j
+        seg_off[s + 1] = count
+    return ids[:count].copy(), seg_off
