@@ -1742,6 +1742,31 @@ def dataflow(node_off, name, field, send, has_kids, tpos, ttext, tskip, depth,
     A = (name, field, send, has_kids, tpos, ttext, tskip, atomic, role, is_first, is_branch,
          has_else, R)
     loop_depth = np.zeros(name.size, np.int64)
+    # work buffers, shared by the trees (grown when a tree needs more)
+    widest = 1
+    deepest_tree = 0
+    for t in range(n_trees):
+        if node_off[t + 1] - node_off[t] > widest:
+            widest = node_off[t + 1] - node_off[t]
+        if depth[t] <= max_depth and depth[t] > deepest_tree:
+            deepest_tree = depth[t]
+    frames = np.zeros((deepest_tree + 8, F_SIZE), np.int64)
+    cap = 16 * widest + 256
+    resize = False
+    pool = np.empty(8 * cap, np.int64)
+    jn = np.empty(cap, np.int64)
+    jo = np.empty(cap, np.int64)
+    jl = np.empty(cap, np.int64)
+    en = np.empty(cap, np.int64)
+    ep = np.empty(cap, np.int64)
+    er = np.empty(cap, np.int64)
+    eno = np.empty(cap, np.int64)
+    enl = np.empty(cap, np.int64)
+    epo = np.empty(cap, np.int64)
+    epl = np.empty(cap, np.int64)
+    sn = np.empty(cap, np.int64)
+    so = np.empty(cap, np.int64)
+    sl = np.empty(cap, np.int64)
     for t in range(n_trees):
         lo, hi = node_off[t], node_off[t + 1]
         tree_lo[t] = n_entries
@@ -1762,28 +1787,28 @@ def dataflow(node_off, name, field, send, has_kids, tpos, ttext, tskip, depth,
         if deepest > LOOP_NESTING_LIMIT:
             status[t] = 1
             continue
-        n = hi - lo
-        cap = 16 * n + 256
-        frames = np.zeros((depth[t] + 8, F_SIZE), np.int64)
         ok = False
         E = 0
-        en = ep = er = eno = enl = epo = epl = np.empty(0, np.int64)
-        pool = np.empty(0, np.int64)
         for _attempt in range(6):
-            pool = np.empty(8 * cap, np.int64)
-            jn = np.empty(cap, np.int64)
-            jo = np.empty(cap, np.int64)
-            jl = np.empty(cap, np.int64)
-            en = np.empty(cap, np.int64)
-            ep = np.empty(cap, np.int64)
-            er = np.empty(cap, np.int64)
-            eno = np.empty(cap, np.int64)
-            enl = np.empty(cap, np.int64)
-            epo = np.empty(cap, np.int64)
-            epl = np.empty(cap, np.int64)
-            sn = np.empty(cap, np.int64)
-            so = np.empty(cap, np.int64)
-            sl = np.empty(cap, np.int64)
+            if 16 * (hi - lo) + 256 > cap:
+                cap = 16 * (hi - lo) + 256
+                resize = True
+            if resize:
+                resize = False
+                pool = np.empty(8 * cap, np.int64)
+                jn = np.empty(cap, np.int64)
+                jo = np.empty(cap, np.int64)
+                jl = np.empty(cap, np.int64)
+                en = np.empty(cap, np.int64)
+                ep = np.empty(cap, np.int64)
+                er = np.empty(cap, np.int64)
+                eno = np.empty(cap, np.int64)
+                enl = np.empty(cap, np.int64)
+                epo = np.empty(cap, np.int64)
+                epl = np.empty(cap, np.int64)
+                sn = np.empty(cap, np.int64)
+                so = np.empty(cap, np.int64)
+                sl = np.empty(cap, np.int64)
             for i in range(lo, hi):
                 if tpos[i] >= 0:
                     st_len[ttext[i]] = -1
@@ -1795,6 +1820,7 @@ def dataflow(node_off, name, field, send, has_kids, tpos, ttext, tskip, depth,
             _run(A, S, lo, order, frames)
             if cnt[_BAD] == OVERFLOW:
                 cap *= 4
+                resize = True
                 continue
             ok = cnt[_BAD] == 0
             E = cnt[_E]
@@ -1827,8 +1853,11 @@ def dataflow(node_off, name, field, send, has_kids, tpos, ttext, tskip, depth,
         for k in range(E):
             extra += 3 * (enl[k] + epl[k])
         while True:
-            pool2 = np.empty(used + extra, np.int64)
-            pool2[:used] = pool[:used]
+            if used + extra > pool.size:
+                pool2 = np.empty(2 * (used + extra), np.int64)
+                pool2[:used] = pool[:used]
+                pool = pool2
+            pool2 = pool
             cnt[_BAD] = 0
             cnt[_P] = used
             S = (pool2, jn, jo, jl, en, ep, er, eno, enl, epo, epl, sn, so, sl, st_off,
@@ -2008,9 +2037,17 @@ def split_ids(points, seg_point_off, fixed_points, fixed_off):
     ids 0..n_fixed-1). Returns (token ids, segment offsets into them)."""
     n_fixed = fixed_off.size - 1
     n_segments = seg_point_off.size - 1
+    n_tokens = 0
+    for s in range(n_segments):
+        inside = False
+        for i in range(seg_point_off[s], seg_point_off[s + 1]):
+            space = _is_space(points[i])
+            if not space and not inside:
+                n_tokens += 1
+            inside = not space
     table, pool, offs, lens, counts = _new_table(fixed_points, fixed_off, n_fixed,
-                                                 points.size + 1, points.size)
-    ids = np.empty(points.size + 1, np.int64)
+                                                 n_tokens + 1, points.size)
+    ids = np.empty(n_tokens + 1, np.int64)
     seg_off = np.zeros(n_segments + 1, np.int64)
     count = 0
     for s in range(n_segments):
