@@ -430,7 +430,7 @@ def test_compiled_comment_removal_equals_reference():
     code, including the texts where the reference falls back to tokenize."""
     import random
 
-    from cgm_metrics.codebleu.fast import strip_python
+    from cgm_metrics.codebleu.fast import strip_python, strip_python_all
     from cgm_metrics.codebleu.preprocess import remove_comments
 
     texts = []
@@ -443,8 +443,11 @@ def test_compiled_comment_removal_equals_reference():
         i = rng.randrange(len(text))
         texts.append(text[:i] + text[i + rng.randint(1, 6):])
         texts.append(text[:i] + rng.choice(inserts) + text[i:])
+    batched = strip_python_all(texts)
     for text in texts:
-        assert strip_python(text) == remove_comments(text, "python"), text
+        expected = remove_comments(text, "python")
+        assert strip_python(text) == expected, text
+        assert batched[text] == expected, text
 
 
 def test_compiled_string_hash_and_set_order_equal_reference():

@@ -182,6 +182,29 @@ def strip_python(source: str) -> str:
         return source
 
 
+def strip_python_all(texts: list[str]) -> dict[str, str]:
+    """``strip_python`` of many texts with one kernel call."""
+    done: dict[str, str] = {}
+    plain = list(dict.fromkeys(text for text in texts if _ODD_SPACE.search(text) is None))
+    if plain:
+        joined = "".join(plain)
+        points = _code_points(joined)
+        offsets = np.zeros(len(plain) + 1, np.int64)
+        np.cumsum([len(text) for text in plain], out=offsets[1:])
+        out, lengths = K.strip_python_batch(points, offsets)
+        stripped = _from_points(out)
+        for k, text in enumerate(plain):
+            written = lengths[k]
+            if written >= 0:
+                done[text] = stripped[offsets[k] : offsets[k] + written]
+            elif written == K._KEEP:
+                done[text] = text
+    for text in texts:
+        if text not in done:
+            done[text] = strip_python(text)
+    return done
+
+
 def remove_comments(source: str, style: str) -> str:
     if style == "python":
         return strip_python(source)
@@ -223,29 +246,31 @@ class _Batch:
         first_child = cursor.goto_first_child
         next_sibling = cursor.goto_next_sibling
         parent_of = cursor.goto_parent
-        out = self.flat
-        push = out.extend
+        push = self.flat.extend
         base = self.node_off[-1]
-        stack = [-1]
+        stack: list[int] = []
+        parent = -1
         index = 0
         while True:
             node = cursor.node
             kind = node.kind_id
             begin, end = node.byte_range
-            push((kind, cursor.field_id or 0, begin, end, stack[-1]))
-            if begin == end and node.is_missing:
-                self.missing.append(base + index)
+            push((kind, cursor.field_id or 0, begin, end, parent))
             if first_child():
-                stack.append(index)
+                stack.append(parent)
+                parent = index
                 index += 1
                 continue
-            if kind == ERROR_KIND and end > begin:
+            if begin == end:
+                if node.is_missing:
+                    self.missing.append(base + index)
+            elif kind == ERROR_KIND:
                 self.errors.append((base + index, str(node)))
             index += 1
             while not next_sibling():
                 if not parent_of():
                     break
-                stack.pop()
+                parent = stack.pop()
             else:
                 continue
             break
@@ -286,8 +311,15 @@ def _batch(metric, tables: LanguageTables, items, rows: np.ndarray, spent: dict)
     segments: list[str] = []
     item_off = [0]
     pairs: list[tuple[int, int, int]] = []
-    comments = 0.0
     ngram_time = 0.0
+    comments = 0.0
+    stripped_once: dict[str, str] = {}
+    if style == "python":
+        t0 = clock()
+        stripped_once = strip_python_all(
+            [text.strip() for prediction, refs in items for text in [prediction, *refs]]
+        )
+        comments += clock() - t0
     for item, (prediction, refs) in enumerate(items):
         t0 = clock()
         hypothesis = prediction.strip()
@@ -299,10 +331,19 @@ def _batch(metric, tables: LanguageTables, items, rows: np.ndarray, spent: dict)
         ngram_time += t1 - t0
         cache: dict[str, int] = {}
         candidate = hypothesis
+        first = True
         for reference in stripped:
             t2 = clock()
-            candidate = remove_comments(candidate, style)
-            cleaned = remove_comments(reference, style)
+            # the package strips the candidate again for every reference (cumulatively)
+            if first and stripped_once:
+                candidate = stripped_once[candidate]
+            else:
+                candidate = remove_comments(candidate, style)
+            first = False
+            if stripped_once:
+                cleaned = stripped_once[reference]
+            else:
+                cleaned = remove_comments(reference, style)
             comments += clock() - t2
             found = cache.get(candidate)
             if found is None:
@@ -329,7 +370,7 @@ def _batch(metric, tables: LanguageTables, items, rows: np.ndarray, spent: dict)
         return
     # flat arrays
     t0 = clock()
-    flat = np.array(batch.flat, np.int64).reshape(-1, 5)
+    flat = np.fromiter(batch.flat, np.int64, len(batch.flat)).reshape(-1, 5)
     kinds = flat[:, 0]
     field = flat[:, 1].copy()
     starts = flat[:, 2].copy()

@@ -2066,3 +2066,16 @@ def split_ids(points, seg_point_off, fixed_points, fixed_off):
             i = j
         seg_off[s + 1] = count
     return ids[:count].copy(), seg_off
+
+
+@njit(cache=True)
+def strip_python_batch(points, off):
+    """``strip_python`` of every text ``points[off[k]:off[k+1]]``: the results in place of
+    the texts (zeros elsewhere) and, per text, the result's length or a status (< 0)."""
+    out = np.zeros(points.size + 1, points.dtype)
+    n = off.size - 1
+    lengths = np.empty(n, np.int64)
+    for k in range(n):
+        a, b = off[k], off[k + 1]
+        lengths[k] = strip_python(points[a:b], out[a : b + 1])
+    return out[: points.size], lengths
