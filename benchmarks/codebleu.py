@@ -107,7 +107,9 @@ def cold_compile() -> float:
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache, ENGINE: "compiled"}
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                              text=True, check=True)
+                              text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the compile run failed:\n{done.stderr}")
     return float(done.stdout.strip().splitlines()[-1])
 
 
