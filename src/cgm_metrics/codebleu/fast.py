@@ -16,7 +16,11 @@ from functools import cache
 import numpy as np
 
 from ..core.parsing import _parser
-from . import kernels as K
+
+try:
+    from . import kernels as K
+except ImportError:  # pragma: no cover - numba is a dependency; without it, the reference
+    K = None
 from .dataflow import COMES, MAX_DEPTH, data_flow, normalize
 from .preprocess import _ODD_SPACE, _strip_c_style, _strip_python
 from .tables import DataflowRules
@@ -35,7 +39,7 @@ def engine() -> str:
         raise ValueError(
             f"{ENGINE_VARIABLE} must be one of {', '.join(ENGINES)}; got {value!r}."
         )
-    return value
+    return "python" if K is None else value
 
 
 class LanguageTables:
