@@ -226,6 +226,7 @@ def test_big_input_in_bounded_time():
         for i in range(1500)
     )
     assert len(body) > 90_000
+    calc_codebleu(["x = 1"], ["x = 1"])  # kernels loaded (compiled once on a fresh machine)
     start = time.perf_counter()
     result = compute_codebleu([body], [[body]], lang="python")
     assert time.perf_counter() - start < 60
@@ -364,3 +365,107 @@ def test_fast_python_comment_removal_equals_tokenize_rules():
             used += 1
             assert fast == package_rules(text), text
     assert used > 0.7 * len(texts + broken)
+
+
+# -- the compiled engine against the pure-Python reference ---------------------------------
+
+
+def _both_engines(lang, predictions, references, monkeypatch):
+    metric = CodeBleuMetric(lang=lang)
+    monkeypatch.setenv("CGM_CODEBLEU_ENGINE", "python")
+    reference = metric.statistics(predictions, references)
+    monkeypatch.setenv("CGM_CODEBLEU_ENGINE", "compiled")
+    compiled = metric.statistics(predictions, references)
+    return reference, compiled
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_compiled_engine_equals_reference_on_golden_files(lang, monkeypatch):
+    """Every statistics row (n-grams, syntax, dataflow) of the compiled kernels is the
+    reference's, exactly, on the golden pairs of every language, in both set orders."""
+    rows = _records(lang)
+    preds = [r["predictions"][0] for r in rows]
+    refs = [r["references"] for r in rows]
+    reference, compiled = _both_engines(lang, preds, refs, monkeypatch)
+    assert reference.shape == compiled.shape
+    differing = np.nonzero((reference != compiled).any(axis=1))[0]
+    assert differing.size == 0, [rows[i]["id"] for i in differing[:10]]
+    metric = CodeBleuMetric(lang=lang, set_order="source")
+    monkeypatch.setenv("CGM_CODEBLEU_ENGINE", "python")
+    source_reference = metric.statistics(preds, refs)
+    monkeypatch.setenv("CGM_CODEBLEU_ENGINE", "compiled")
+    assert np.array_equal(source_reference, metric.statistics(preds, refs))
+
+
+def test_compiled_engine_equals_reference_on_hard_cases(monkeypatch):
+    """Several references, comments and docstrings, broken code, non-ASCII text, deep and
+    nested code (the reference walker takes over loops nested deeper than the kernel's
+    limit), empty snippets."""
+    python = _records("python")[:30]
+    preds = [r["predictions"][0] for r in python] + [
+        "", "x = 1  # c\n'''doc'''\nfor i in y:\n    x += i", "déf = 'é'\nx = déf  # ü",
+        _nested_for(12), "x = " + "(" * 900 + "1" + ")" * 900, "if a:\n  b = 1\nelse:\n  c = b",
+        "def f(\n", "s = '''x\n",
+    ]
+    refs = [[r["references"][0], r["predictions"][0]] for r in python] + [
+        ["x = 1"], ["x = 2 # d\nfor j in y:\n    x += j", "x = 1"], ["déf = 'e'\nx = déf"],
+        [_nested_for(11)], ["x = (1)"], ["if a:\n  b = 2\nelif c:\n  b = 3\nelse:\n  d = b"],
+        ["def f(x):\n    return x"], ["s = 1"],
+    ]
+    reference, compiled = _both_engines("python", preds, refs, monkeypatch)
+    assert np.array_equal(reference, compiled)
+    java = "class A { void f() { " + "for (int i = 0; i < n; i++) { " * 12 + "s += i;"
+    java += " }" * 12 + " } }"
+    reference, compiled = _both_engines("java", [java, "int x = ;"], [[java], ["int x = 1;"]],
+                                        monkeypatch)
+    assert np.array_equal(reference, compiled)
+
+
+def test_engine_option_is_checked(monkeypatch):
+    monkeypatch.setenv("CGM_CODEBLEU_ENGINE", "fortran")
+    with pytest.raises(ValueError, match="CGM_CODEBLEU_ENGINE"):
+        calc_codebleu(["x = 1"], [["x = 1"]])
+
+
+def test_compiled_comment_removal_equals_reference():
+    """The compiled scanner gives the reference's text (tokenize rules) on real and broken
+    code, including the texts where the reference falls back to tokenize."""
+    import random
+
+    from cgm_metrics.codebleu.fast import strip_python, strip_python_all
+    from cgm_metrics.codebleu.preprocess import remove_comments
+
+    texts = []
+    for record in _records("python"):
+        texts += [t.strip() for t in record["predictions"] + record["references"]]
+    rng = random.Random(1)
+    inserts = ["'", '"', "(", ")", "#", '"""', "\\\n", "\n    ", "\t", "r'x'", "\n\n", "'''",
+               "é", "rb'\\''", "f'''a\nb'''"]
+    for text in [t for t in texts if t][:400]:
+        i = rng.randrange(len(text))
+        texts.append(text[:i] + text[i + rng.randint(1, 6):])
+        texts.append(text[:i] + rng.choice(inserts) + text[i:])
+    batched = strip_python_all(texts)
+    for text in texts:
+        expected = remove_comments(text, "python")
+        assert strip_python(text) == expected, text
+        assert batched[text] == expected, text
+
+
+def test_compiled_string_hash_and_set_order_equal_reference():
+    from cgm_metrics.codebleu import kernels
+
+    words = ["x", "i", "self", "value", "_curses", "$foo", "ä", "日本", "😀", "", "n"]
+    words += [f"v{i}" for i in range(30)] + ["a_b", "count", "result", "tmp", "$this"]
+    points = np.array([ord(c) for w in words for c in w], np.int64)
+    offsets = np.cumsum([0] + [len(w) for w in words])
+    hashes = np.array([kernels.string_hash(points, offsets[k], offsets[k + 1])
+                       for k in range(len(words))], np.uint64)
+    assert [int(h) for h in hashes] == [string_hash(w) for w in words]
+    for i in range(len(words)):
+        for k in (2, 5, 9, 17):
+            case = list(range(i, min(i + k, len(words)))) + list(range(k // 2))
+            items = np.array(case, np.int64)
+            out = np.empty(len(case), np.int64)
+            count = kernels.set_order(items, len(case), hashes, out)
+            assert [words[j] for j in out[:count]] == set_order([words[j] for j in case])

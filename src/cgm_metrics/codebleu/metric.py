@@ -231,7 +231,15 @@ class CodeBleuMetric(Metric):
         references: list[list[str]],
         timings: dict[str, float] | None = None,
     ) -> np.ndarray:
-        """One row per item (see the column constants of this module)."""
+        """One row per item (see the column constants of this module).
+
+        Computed by the compiled kernels (``fast.py``) unless ``CGM_CODEBLEU_ENGINE=python``
+        selects the pure-Python reference below; both give the same rows.
+        """
+        from .fast import compiled_statistics, engine
+
+        if engine() == "compiled":
+            return compiled_statistics(self, predictions, references, timings)
         clock = time.process_time
         spent = {"ngrams": 0.0, "parse": 0.0, "syntax": 0.0, "dataflow": 0.0}
         rows = np.zeros((len(predictions), N_COLUMNS))

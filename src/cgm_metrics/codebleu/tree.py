@@ -157,24 +157,33 @@ def code_tokens(tree: FlatTree) -> tuple[list[int], dict[tuple[int, int], tuple[
         else:
             stack.extend(reversed(children[node]))
     index_to_code: dict[tuple[int, int], tuple[int, str]] = {}
-    text = tree.text
+    texts = token_texts(tree.text, [starts[node] for node in tokens], [ends[node] for node in tokens])
+    for position, (node, token) in enumerate(zip(tokens, texts, strict=True)):
+        index_to_code[(starts[node], ends[node])] = (position, token)
+    return tokens, index_to_code
+
+
+def token_texts(text: str, starts: list[int], ends: list[int]) -> list[str]:
+    """The package's text of each token from its byte range.
+
+    Text is sliced from each line with tree-sitter's *byte* columns applied to the Python
+    string, as the package does (it differs from the real text after a non-ASCII character on
+    the same line); the lines of a token are joined without newlines.
+    """
     if text.isascii():  # byte columns are character columns: slice directly
-        for position, node in enumerate(tokens):
-            start, end = starts[node], ends[node]
-            token = text[start:end]
-            if "\n" in token:  # the package joins the lines of a token without newlines
-                token = token.replace("\n", "")
-            index_to_code[(start, end)] = (position, token)
-        return tokens, index_to_code
+        found = [text[start:end] for start, end in zip(starts, ends, strict=True)]
+        if "\n" in text:
+            found = [token.replace("\n", "") if "\n" in token else token for token in found]
+        return found
     source = text.encode("utf-8", errors="surrogatepass")
     line_starts = [0]
-    found = source.find(b"\n")
-    while found != -1:
-        line_starts.append(found + 1)
-        found = source.find(b"\n", found + 1)
+    found_at = source.find(b"\n")
+    while found_at != -1:
+        line_starts.append(found_at + 1)
+        found_at = source.find(b"\n", found_at + 1)
     lines = text.split("\n")
-    for position, node in enumerate(tokens):
-        start, end = starts[node], ends[node]
+    out = []
+    for start, end in zip(starts, ends, strict=True):
         start_row = bisect_right(line_starts, start) - 1
         end_row = bisect_right(line_starts, end) - 1
         start_col = start - line_starts[start_row]
@@ -186,5 +195,5 @@ def code_tokens(tree: FlatTree) -> tuple[list[int], dict[tuple[int, int], tuple[
             for row in range(start_row + 1, end_row):
                 token += lines[row]
             token += lines[end_row][:end_col]
-        index_to_code[(start, end)] = (position, token)
-    return tokens, index_to_code
+        out.append(token)
+    return out
