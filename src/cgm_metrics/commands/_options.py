@@ -219,7 +219,7 @@ def _flag_value(flag: str, raw: str, kind: Any) -> Any:
                              f"syntax, dataflow), got {len(weights)}.")
         return weights
     try:
-        return int(raw) if kind == "int" else float(raw)
+        return int(raw) if kind == "int" or raw.strip().lstrip("+-").isdigit() else float(raw)
     except ValueError:
         what = "a whole number" if kind == "int" else "a number"
         raise InputError(f"{flag}: expected {what}, got {raw!r}.") from None
