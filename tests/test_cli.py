@@ -560,12 +560,12 @@ def test_agreement_runs_through_cgm(tmp_path):
 JAVA_REFS = [
     'String s = "a\\nb" + path.replace("\\\\", "/");',
     'if (x > 0) { System.out.println("tab\\there"); return x; }',
-    'String u = w.replace("\\\\t", " "); int k = u.length();',
+    'return p.endsWith("\\\\") ? p : p + "\\\\";',
 ]
 JAVA_PREDS = [
     'String s = "a\\nb" + path.replace("/", "\\\\");',
     'if (x >= 0) { System.out.println("tab\\t here"); return x; }',
-    'String u = w.replace("\\\\t", ""); int k = u.size();',
+    'return p.endsWith("\\\\") ? p + "\\\\" : p;',
 ]
 
 
