@@ -540,3 +540,79 @@ def test_uploads_with_dollar_names_and_two_model_txt(tmp_path):
     assert image.size[0] > 300
     assert "sys_$\\frac$" in space.systems_html(result)
     assert space.plain_label("sys_$\\frac$") == "sys_\\$\\frac\\$"
+
+
+def test_worst_cases_in_headless_chromium(served_space, tmp_path):
+    """The slow-by-construction requests through the page: four 5,000-character candidates,
+    uploads with a ``$`` name and two ``model.txt``, and uploads at the limits."""
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.skip(f"chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's "
+                    "chromium package")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    import time
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    small_refs, small_systems = _uploads(tmp_path / "small", 30, 200)
+    big_refs, big_systems = _uploads(tmp_path / "big", 500, 3_990)
+    timings = {}
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists()
+                                     else shutil.which("chromium"), args=CHROMIUM_ARGS,
+                                     timeout=60_000)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(60_000)
+            page.goto(served_space, wait_until="domcontentloaded")
+
+            # side by side: reference and four candidates of 5,000 characters
+            reference = _flat_python(0)
+            page.locator("#reference textarea").fill(reference)
+            page.get_by_text("More candidates").click()
+            for variant, label in enumerate("ABCD", start=1):
+                page.locator(f"#candidate-{label} textarea").fill(_flat_python(variant))
+            start = time.perf_counter()
+            page.locator("#score-button").click()
+            text = _wait_text(page, "#side-scores", "too large for the Space", 180)
+            timings["side_by_side"] = time.perf_counter() - start
+            assert "chrf_code" in text and "cgm score" in text
+            assert page.locator("#side-diffs ins").count() >= 4
+            page.screenshot(path=str(ARTIFACTS / "space-worst-side.png"), full_page=True)
+
+            # systems: a "$" in a file name and two files called model.txt
+            page.get_by_role("tab", name="Systems").click()
+            page.locator("#references-file input[type=file]").set_input_files(str(small_refs))
+            page.locator("#systems-files input[type=file]").set_input_files(
+                [str(p) for p in small_systems[:3]])
+            _wait_text(page, "#systems-files", "model", 60)
+            start = time.perf_counter()
+            page.locator("#compare-button").click()
+            text = _wait_text(page, "#systems-result", "Signature", 240)
+            timings["compare_uploads_small"] = time.perf_counter() - start
+            # two model.txt accepted under distinct names (the browser upload drops "$" and
+            # "\\" from file names; the function test above keeps them)
+            assert "model (2)" in text and "sys_" in text
+            page.locator("#systems-plot img").wait_for()
+            page.screenshot(path=str(ARTIFACTS / "space-worst-systems.png"), full_page=True)
+
+            # systems at the upload limits: a polite refusal, not the generic error
+            page.reload(wait_until="domcontentloaded")
+            page.get_by_role("tab", name="Systems").click()
+            page.locator("#references-file input[type=file]").set_input_files(str(big_refs))
+            page.locator("#systems-files input[type=file]").set_input_files(
+                [str(p) for p in big_systems])
+            _wait_text(page, "#systems-files", "other", 120)
+            start = time.perf_counter()
+            page.locator("#compare-button").click()
+            page.wait_for_function(
+                "() => document.body.innerText.includes('too large for the Space')",
+                timeout=240_000)
+            timings["compare_uploads_limits"] = time.perf_counter() - start
+            body = page.locator("body").inner_text()
+            assert "cgm compare" in body and "Something went wrong" not in body
+            page.screenshot(path=str(ARTIFACTS / "space-worst-limits.png"), full_page=True)
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "space-worst-failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
+    (ARTIFACTS / "space-worst-timings.json").write_text(json.dumps(timings, indent=2))

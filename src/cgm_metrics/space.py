@@ -91,13 +91,15 @@ def estimated_seconds(name: str, n_chars: int) -> float:
 
 def plan_metrics(names: list[str], n_chars: int, fixed_seconds: float = 0.0,
                  command: str = "cgm score") -> tuple[list[str], dict[str, str]]:
-    """``(admitted, {skipped: reason})``: the metrics, in order, whose estimated cost (plus
-    ``fixed_seconds`` each, for the tests) fits :data:`METRIC_BUDGET`."""
+    """``(admitted, {skipped: reason})``: as many of the metrics as fit :data:`METRIC_BUDGET`
+    by estimated cost (plus ``fixed_seconds`` each, for the tests), cheapest first; the
+    admitted ones keep the order of ``names``."""
     admitted: list[str] = []
     skipped: dict[str, str] = {}
     spent = 0.0
-    for name in names:
-        cost = estimated_seconds(name, n_chars) + fixed_seconds
+    costs = {name: estimated_seconds(name, n_chars) + fixed_seconds for name in names}
+    for name in sorted(names, key=costs.__getitem__):
+        cost = costs[name]
         if spent + cost <= METRIC_BUDGET:
             admitted.append(name)
             spent += cost
@@ -108,7 +110,8 @@ def plan_metrics(names: list[str], n_chars: int, fixed_seconds: float = 0.0,
                 f"{TIME_BUDGET:g} s. Use `{command}` (pip install cgm-metrics) for this input, "
                 "or shorten it here."
             )
-    return admitted, skipped
+    return [name for name in names if name in admitted], {
+        name: skipped[name] for name in names if name in skipped}
 
 EXPLANATIONS: dict[str, str] = {
     "chrf_code": "chrF: F-score (recall weighted twice, beta=2) of character 1-6-grams, 0-100, "
