@@ -160,7 +160,7 @@ def main() -> None:
             if args.only and args.only not in label:
                 continue
             result = run_case(kind, name, arg, args.cap)
-            seconds = "-" if result["seconds"] is None else f"{result['seconds']:.2f}"
+            seconds = "-" if result["seconds"] is None else f"{result['seconds']:.3f}"
             print(f"{label:60s} {seconds:>8s}  {result['status']}", flush=True)
 
 
