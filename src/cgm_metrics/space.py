@@ -245,6 +245,9 @@ def warm_up(languages: Any = None) -> None:
             side_by_side("x = 1", ["x = 2", "y = 1"], lang)
         except Exception:  # noqa: BLE001 - a language that cannot warm up is loaded later
             continue
+    figure = _pyplot()(figsize=(1, 1))  # matplotlib's fonts and backend, loaded once
+    figure.subplots().hist([0.0, 1.0], label="x")
+    _figure_image(figure)
 
 
 def format_score(value: float | None, scale: float) -> str:
