@@ -78,10 +78,11 @@ def score_side_by_side(lang, reference, candidate_a, candidate_b, candidate_c, c
 
 
 @_guarded
-def compare_systems(references, systems, lang, metrics):
+def compare_systems(references, systems, lang, metrics, unescape=False):
     if not metrics:
         raise space.SpaceInputError("Choose at least one metric.")
-    result = space.compare_uploads(references, systems, lang, metrics)
+    result = space.compare_uploads(references, systems, lang, metrics,
+                                   unescape=bool(unescape))
     for name, reason in result["skipped"].items():
         gr.Warning(f"{name} skipped: {reason}")
     summary = {
@@ -135,11 +136,15 @@ def build() -> gr.Blocks:
         with gr.Tab("Systems", id="systems"):
             gr.Markdown(
                 "Upload a references file and two or more system files (one per system; the "
-                "file name is the system name). Plain text: one item per line, `\\n` inside a "
-                "line is a newline. JSONL: one object per line with `prediction` (systems) or "
+                "file name is the system name; two files with the same name become `model` and "
+                "`model (2)`). Plain text: one item per line, read as it is (tick *escaped "
+                "lines* when `\\n` inside a line means a newline, as in `cgm demo --export` "
+                "files). JSONL: one object per line with `prediction` (systems) or "
                 f"`references` (a string or a list). Limits: {space.LIMITS.max_items} items, "
                 f"{space.LIMITS.max_systems} systems, "
-                f"{space.LIMITS.max_upload_bytes // 1_000_000} MB per file."
+                f"{space.LIMITS.max_upload_bytes // 1_000_000} MB per file; every request "
+                f"answers within {space.TIME_BUDGET:g} s, so a metric too slow for the size "
+                "of the upload is skipped with a note (use `cgm compare` for it)."
             )
             with gr.Row():
                 references = gr.File(label="References", elem_id="references-file")
@@ -150,6 +155,8 @@ def build() -> gr.Blocks:
                 metric_choice = gr.CheckboxGroup(list(space.SYSTEM_METRICS),
                                                  value=list(space.DEFAULT_SYSTEM_METRICS),
                                                  label="Metrics")
+                unescape = gr.Checkbox(value=False, elem_id="unescape",
+                                       label="Escaped lines (\\n inside a line is a newline)")
             compare_button = gr.Button("Compare", variant="primary", elem_id="compare-button")
             systems_out = gr.HTML(label="Comparison", elem_id="systems-result")
             systems_plot = gr.Image(label="Bootstrap distributions of the differences",
@@ -157,7 +164,8 @@ def build() -> gr.Blocks:
             with gr.Accordion("Raw numbers (JSON)", open=False):
                 systems_raw = gr.JSON(label="Side-by-side scores")
             compare_button.click(compare_systems,
-                                 inputs=[references, systems, systems_lang, metric_choice],
+                                 inputs=[references, systems, systems_lang, metric_choice,
+                                         unescape],
                                  outputs=[systems_out, systems_plot, systems_raw],
                                  api_name="compare_systems")
 
@@ -188,6 +196,7 @@ def build() -> gr.Blocks:
 
 
 demo = build()
+space.warm_up()  # parsers and WordNet loaded before the first request, not during it
 
 if __name__ == "__main__":
     demo.launch(**LAUNCH_OPTIONS)

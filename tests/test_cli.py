@@ -35,12 +35,19 @@ DEMO_JSON = ROOT / "src" / "cgm_metrics" / "data" / "demo" / "demo.json"
 
 
 
-def cgm(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def cgm(*args: str, cwd: Path | None = None, stdin: str | None = None,
+        ) -> subprocess.CompletedProcess:
     env = dict(os.environ, HF_EVALUATE_OFFLINE="1", PYTHONHASHSEED="0")
     return subprocess.run(
         [sys.executable, "-m", "cgm_metrics", *map(str, args)],
         capture_output=True, text=True, cwd=cwd, env=env, timeout=300,
+        input=stdin if stdin is not None else "",
     )
+
+
+def escaped(*args: str) -> subprocess.CompletedProcess:
+    """``cgm`` on files written by :func:`write_lines` (escaped one-line code)."""
+    return cgm(*args, "--unescape")
 
 
 REFS = [
@@ -87,10 +94,23 @@ def test_escape_convention_round_trips_and_reads_back(tmp_path):
     codes = REFS + ["a\\nb", "back\\\\slash", "", "trailing\\", "\t\r\n"]
     path = write_lines(tmp_path / "x.txt", codes)
     assert len(path.read_text().splitlines()) == len(codes)
-    assert read_predictions(path) == codes
+    assert read_predictions(path, unescape=True) == codes
     assert unescape_code(r"f()\nreturn 'a\\nb'") == "f()\nreturn 'a\\nb'"
     assert unescape_code(r"keep \x as is") == r"keep \x as is"
-    assert read_predictions(path, unescape=False)[0] == r"def add(a, b):\n    return a + b"
+    # the default reads lines verbatim, as CodeXGLUE and sacrebleu do
+    assert read_predictions(path)[0] == r"def add(a, b):\n    return a + b"
+
+
+def test_text_lines_are_verbatim_crlf_ends_lines_and_bare_cr_is_refused(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_bytes(b'String s = "a\\nb\\\\";\r\nreturn "\\t";\r\n\r\n')
+    assert read_predictions(path) == ['String s = "a\\nb\\\\";', 'return "\\t";', ""]
+    path.write_bytes(b"x = 1\ry = 2\r")
+    with pytest.raises(InputError, match=r"x.txt, line 1: a carriage return .*--unescape"):
+        read_predictions(path)
+    path.write_bytes(b"x = 1\ny = '\r'\n")
+    with pytest.raises(InputError, match="line 2"):
+        read_references(path)
 
 
 def test_jsonl_references_lists_and_errors(tmp_path):
@@ -213,7 +233,7 @@ def test_internal_error_exits_2(monkeypatch, capsys, files):
 
 def test_score_matches_library_and_writes_json_csv_per_item(files, tmp_path):
     out, table, items = tmp_path / "o.json", tmp_path / "o.csv", tmp_path / "items.csv"
-    result = cgm("score", "--references", files["refs"], "--predictions", files["a"],
+    result = escaped("score", "--references", files["refs"], "--predictions", files["a"],
                  files["b"], "--metrics", "chrf_code", "--json", out, "--csv", table,
                  "--per-item", items)
     assert result.returncode == 0, result.stderr
@@ -239,11 +259,13 @@ def test_several_reference_files_and_jsonl_reference_lists(files, tmp_path):
     second = write_lines(tmp_path / "refs2.txt", PREDS_A)  # a second reference per item
     both = [[r, a] for r, a in zip(REFS, PREDS_A, strict=True)]
     expected = cgm_metrics.score("chrf_code", PREDS_B, both)["score"]
-    result = cgm("score", "--references", files["refs"], "--references", second,
-                 "--predictions", files["b"], "--metrics", "chrf_code", "--json", "-")
+    result = escaped("score", "--references", files["refs"], "--references", second,
+                     "--predictions", files["b"], "--metrics", "chrf_code", "--json", "-")
     assert result.returncode == 0, result.stderr
-    text = result.stdout[result.stdout.index("{"):]
-    assert json.loads(text)["systems"]["sys_b"]["chrf_code"]["score"] == pytest.approx(expected)
+    # --json - : stdout is the JSON alone, the table goes to stderr
+    assert json.loads(result.stdout)["systems"]["sys_b"]["chrf_code"]["score"] == pytest.approx(
+        expected)
+    assert "chrf_code [95% CI]" in result.stderr
 
     jsonl = tmp_path / "b.jsonl"
     jsonl.write_text("".join(json.dumps({"output": p, "refs": r}) + "\n"
@@ -263,8 +285,8 @@ def test_jobs_gives_identical_statistics(tmp_path):
     outputs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"items{jobs}.jsonl"
-        result = cgm("score", "--references", refs, "--predictions", preds, "--metrics",
-                     "chrf_code", "--jobs", jobs, "--per-item", out)
+        result = escaped("score", "--references", refs, "--predictions", preds, "--metrics",
+                         "chrf_code", "--jobs", jobs, "--per-item", out)
         assert result.returncode == 0, result.stderr
         assert "chunk" not in result.stderr and "%|" not in result.stderr  # no bar off a tty
         outputs.append(out.read_text())
@@ -385,8 +407,9 @@ def test_exported_demo_files_compare_like_the_demo(tmp_path):
     files = [tmp_path / "data" / f"{n}.txt" for n in ("strong", "strong_v2", "near_miss",
                                                         "weak")]
     out = tmp_path / "c.json"
+    assert "--unescape" in result.stdout  # the export says how to read its files back
     result = cgm("compare", "--references", tmp_path / "data" / "references.txt", *files,
-                 "--metrics", "chrf_code", "--json", out)
+                 "--metrics", "chrf_code", "--json", out, "--unescape")
     assert result.returncode == 0, result.stderr
     demo = cgm("demo", "--metrics", "chrf_code", "--json", tmp_path / "d.json")
     assert demo.returncode == 0, demo.stderr
@@ -463,7 +486,7 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     env = dict(os.environ, HF_EVALUATE_OFFLINE="1")
     process = subprocess.run(
         [sys.executable, "-m", "cgm_metrics", "score", "--references", str(refs),
-         "--predictions", str(preds), "--metrics", "chrf_code"],
+         "--predictions", str(preds), "--metrics", "chrf_code", "--unescape"],
         stdout=subprocess.PIPE, stderr=slave, env=env, timeout=300,
     )
     os.close(slave)
@@ -479,7 +502,8 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     os.close(master)
     assert process.returncode == 0
     assert "statistics" in b"".join(chunks).decode(errors="replace")  # the tqdm bar
-    quiet = cgm("score", "--references", refs, "--predictions", preds, "--metrics", "chrf_code")
+    quiet = escaped("score", "--references", refs, "--predictions", preds, "--metrics",
+                    "chrf_code")
     assert "statistics" not in quiet.stderr
 
 
@@ -491,3 +515,296 @@ def test_agreement_runs_through_cgm(tmp_path):
     assert {"gcnn", "nl2code"} <= set(json.loads(out.read_text())["models"])
     missing = cgm("agreement", tmp_path / "absent.jsonl")
     assert missing.returncode == 1 and "absent.jsonl" in missing.stderr
+
+
+# ---------------------------------------------------------------- raw lines and metric options
+
+JAVA_REFS = [
+    'String s = "a\\nb" + path.replace("\\\\", "/");',
+    'if (x > 0) { System.out.println("tab\\there"); return x; }',
+    'return p.endsWith("\\\\") ? p : p + "\\\\";',
+]
+JAVA_PREDS = [
+    'String s = "a\\nb" + path.replace("/", "\\\\");',
+    'if (x >= 0) { System.out.println("tab\\t here"); return x; }',
+    'return p.endsWith("\\\\") ? p + "\\\\" : p;',
+]
+
+
+def _plain(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_codexglue_style_files_score_as_the_codebleu_package(tmp_path):
+    """One snippet per line with literal backslashes: read verbatim by default, as CodeXGLUE's
+    calc_code_bleu.py reads them, so the number is the package's."""
+    from codebleu import calc_codebleu
+
+    refs = _plain(tmp_path / "refs.txt", JAVA_REFS)
+    preds = _plain(tmp_path / "hyp.txt", JAVA_PREDS)
+    expected = calc_codebleu(JAVA_REFS, JAVA_PREDS, lang="java")
+    result = cgm("score", "--references", refs, "--predictions", preds, "--lang", "java",
+                 "--metrics", "codebleu", "--json", "-")
+    assert result.returncode == 0, result.stderr
+    entry = json.loads(result.stdout)["systems"]["hyp"]["codebleu"]
+    assert entry["score"] == pytest.approx(expected["codebleu"], abs=1e-12)
+    # --unescape decodes \n and \\ inside the lines: different code, a different number
+    decoded = cgm("score", "--references", refs, "--predictions", preds, "--lang", "java",
+                  "--metrics", "codebleu", "--json", "-", "--unescape")
+    assert decoded.returncode == 0, decoded.stderr
+    unescaped = [unescape_code(line) for line in JAVA_PREDS]
+    expected_decoded = calc_codebleu([unescape_code(r) for r in JAVA_REFS], unescaped,
+                                     lang="java")
+    assert json.loads(decoded.stdout)["systems"]["hyp"]["codebleu"]["score"] == pytest.approx(
+        expected_decoded["codebleu"], abs=1e-12)
+
+
+def test_metric_options_on_the_command_line_give_the_peers_numbers(tmp_path):
+    import sacrebleu
+    from codebleu import calc_codebleu
+
+    refs = _plain(tmp_path / "refs.txt", JAVA_REFS)
+    preds = _plain(tmp_path / "hyp.txt", JAVA_PREDS)
+    result = cgm("score", "--references", refs, "--predictions", preds, "--lang", "java",
+                 "--metrics", "codebleu", "chrf_code", "--codebleu-weights", "0.1,0.1,0.4,0.4",
+                 "--chrf-char-order", "4", "--chrf-word-order", "2", "--chrf-beta", "1",
+                 "--json", "-")
+    assert result.returncode == 0, result.stderr
+    systems = json.loads(result.stdout)["systems"]["hyp"]
+    package = calc_codebleu(JAVA_REFS, JAVA_PREDS, lang="java", weights=(0.1, 0.1, 0.4, 0.4))
+    assert systems["codebleu"]["score"] == pytest.approx(package["codebleu"], abs=1e-12)
+    chrf = sacrebleu.CHRF(char_order=4, word_order=2, beta=1).corpus_score(
+        JAVA_PREDS, [JAVA_REFS]).score
+    assert systems["chrf_code"]["score"] == pytest.approx(chrf, abs=1e-9)
+    # the generic form gives the same numbers
+    generic = cgm("score", "--references", refs, "--predictions", preds, "--lang", "java",
+                  "--metrics", "codebleu", "chrf_code", "--option",
+                  "codebleu.weights=0.1,0.1,0.4,0.4", "--option", "char_order=4", "--option",
+                  "chrf_code.word_order=2", "--option", "beta=1", "--json", "-")
+    assert generic.returncode == 0, generic.stderr
+    assert json.loads(generic.stdout)["systems"]["hyp"] == systems
+    ruby = cgm("score", "--references", refs, "--predictions", preds, "--lang", "java",
+               "--metrics", "ruby", "--ruby-level", "string", "--json", "-")
+    assert ruby.returncode == 0, ruby.stderr
+    assert "level:string" in json.loads(ruby.stdout)["systems"]["hyp"]["ruby"]["signature"]
+    dataflow = cgm("score", "--references", refs, "--predictions", preds, "--lang", "java",
+                   "--metrics", "codebleu", "--codebleu-dataflow", "renormalize", "--json", "-")
+    assert dataflow.returncode == 0, dataflow.stderr
+    assert "dataflow:renormalize" in json.loads(dataflow.stdout)["systems"]["hyp"]["codebleu"][
+        "signature"]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--codebleu-weights", "0.5,0.5"], "give four numbers"),
+    (["--codebleu-weights", "a,b,c,d"], "four numbers joined by commas"),
+    (["--option", "chrf_code.foo=1"], "chrf_code has no option 'foo'; its options are: "
+                                      "char_order"),
+    (["--option", "nonsense"], "write KEY=VALUE"),
+    (["--option", "bleurt.x=1"], "unknown metric 'bleurt'"),
+    (["--option", "lang=java"], "give the language with --lang"),
+    (["--ruby-level", "graph"], "option of ruby, which is not among the metrics computed"),
+    (["--option", "beta=-1"], "beta"),
+    (["--chrf-char-order", "x"], "expected a whole number"),
+])
+def test_bad_metric_options_exit_1_with_one_line(files, options, message):
+    result = cgm("score", "--references", files["refs"], "--predictions", files["a"],
+                 "--metrics", "chrf_code", "codebleu", *options)
+    assert result.returncode == 1, result.stderr
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+# ---------------------------------------------------------------- every user error exits 1
+
+
+def _user_error(result: subprocess.CompletedProcess, *phrases: str) -> None:
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr and "bug" not in result.stderr
+    for phrase in phrases:
+        assert phrase in lines[0], lines[0]
+
+
+@pytest.fixture
+def pair_files(tmp_path):
+    return (_plain(tmp_path / "refs.txt", ["x = a + b", "y = f(x)", "return y"]),
+            _plain(tmp_path / "one.txt", ["x = a - b", "y = f(x)", "return x"]),
+            _plain(tmp_path / "two.txt", ["x = b + a", "y = g(x)", "return y"]))
+
+
+def test_compare_with_one_item_is_a_user_error(tmp_path):
+    refs, a = _plain(tmp_path / "r.txt", ["x = 1"]), _plain(tmp_path / "a.txt", ["x = 2"])
+    b = _plain(tmp_path / "b.txt", ["x = 1"])
+    _user_error(cgm("compare", "--references", refs, a, b, "--metrics", "chrf_code"),
+                "at least 2 items", "cgm score")
+
+
+def test_score_one_item_simply_scores_it(tmp_path):
+    import sacrebleu
+
+    refs, a = _plain(tmp_path / "r.txt", ["x = a + b"]), _plain(tmp_path / "a.txt", ["x = a - b"])
+    result = cgm("score", "--references", refs, "--predictions", a, "--metrics", "chrf_code",
+                 "--json", "-")
+    assert result.returncode == 0, result.stderr
+    entry = json.loads(result.stdout)["systems"]["a"]["chrf_code"]
+    assert entry["score"] == pytest.approx(sacrebleu.sentence_chrf("x = a - b",
+                                                                   ["x = a + b"]).score)
+    assert entry["low"] is None and "without confidence intervals" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_negative_seed_is_a_usage_error(pair_files, command):
+    refs, a, b = pair_files
+    systems = ["--predictions", a, b] if command == "score" else [a, b]
+    _user_error(cgm(command, "--references", refs, *systems, "--seed", "-1"),
+                "--seed", "between 0 and")
+
+
+def test_deeply_nested_jsonl_line_is_a_user_error(tmp_path):
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"prediction": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    refs = _plain(tmp_path / "r.txt", ["x"])
+    _user_error(cgm("score", "--references", refs, "--predictions", deep),
+                "deep.jsonl, line 1", "nested too deeply")
+
+
+def test_a_5_mb_line_is_scored(tmp_path):
+    import sacrebleu
+
+    line = "; ".join(f"x{i} = f(y{i})" for i in range(400_000))[:5_000_000]
+    other = line.replace("f(", "g(", 1000)
+    (tmp_path / "big.jsonl").write_text(json.dumps({"prediction": other, "references": line})
+                                        + "\n" + json.dumps({"prediction": "x = 1",
+                                                             "references": "x = 2"}) + "\n")
+    result = cgm("score", "--predictions", tmp_path / "big.jsonl", "--metrics", "chrf_code",
+                 "--json", "-")
+    assert result.returncode == 0, result.stderr
+    expected = sacrebleu.corpus_chrf([other, "x = 1"], [[line, "x = 2"]]).score
+    assert json.loads(result.stdout)["systems"]["big"]["chrf_code"]["score"] == pytest.approx(
+        expected)
+
+
+UNWRITABLE = ("{file}/out.x", "/proc/cgm-test/out.x")
+
+
+@pytest.mark.parametrize("target", UNWRITABLE)
+@pytest.mark.parametrize("option", ["--json", "--csv", "--per-item"])
+def test_output_into_an_unwritable_folder_is_a_user_error(pair_files, target, option):
+    refs, a, b = pair_files
+    path = target.format(file=refs)  # under a regular file, or in /proc (root cannot write)
+    _user_error(cgm("score", "--references", refs, "--predictions", a, "--metrics",
+                    "chrf_code", option, path), "Cannot write", "choose another path")
+
+
+@pytest.mark.parametrize("option", ["--json", "--csv"])
+def test_compare_output_into_an_unwritable_folder_is_a_user_error(pair_files, option):
+    refs, a, b = pair_files
+    _user_error(cgm("compare", "--references", refs, a, b, "--metrics", "chrf_code", option,
+                    f"{refs}/out.x"), "is a file, not a folder")
+
+
+AGREEMENT_FAST = ("--resamples", "20", "--no-synthetic", "--no-correlations", "--metrics",
+                  "chrf")
+
+
+@pytest.mark.parametrize("option", ["--json", "--csv", "--plot"])
+def test_agreement_output_into_an_unwritable_folder_is_a_user_error(tmp_path, option):
+    path = shared_data("hearthstone", "hs.graded.jsonl")
+    _user_error(cgm("agreement", path, *AGREEMENT_FAST, option, "/proc/cgm-test/out.png"),
+                "cannot use /proc/cgm-test/out.png")
+    blocker = _plain(tmp_path / "file.txt", ["x"])
+    _user_error(cgm("agreement", path, *AGREEMENT_FAST, option, f"{blocker}/out.png"),
+                "Not a directory")
+
+
+def test_agreement_plot_with_an_unknown_extension_and_bad_bins_are_usage_errors(tmp_path):
+    path = shared_data("hearthstone", "hs.graded.jsonl")
+    _user_error(cgm("agreement", path, "--plot", tmp_path / "p.xyz"), "'.xyz'", ".png")
+    _user_error(cgm("agreement", path, "--bins", "-5", "0", "5"), "--bins", "at least 0")
+    _user_error(cgm("agreement", path, "--bins", "5", "2"), "increase strictly")
+    _user_error(cgm("agreement", path, "--seed", "-1"), "--seed")
+
+
+def test_agreement_json_to_stdout_is_only_json():
+    path = shared_data("hearthstone", "hs.graded.jsonl")
+    result = cgm("agreement", path, *AGREEMENT_FAST, "--json", "-")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["n_resamples"] == 20
+    assert "metric" in result.stderr  # the table went to stderr
+
+
+def test_demo_export_onto_a_file_or_an_unwritable_folder(tmp_path):
+    blocker = _plain(tmp_path / "file.txt", ["x"])
+    _user_error(cgm("demo", "--export", blocker), "is a file; give a folder")
+    _user_error(cgm("demo", "--export", "/proc/cgm-test-export"), "cannot write there")
+    _user_error(cgm("demo", "--export", f"{blocker}/sub"), "cannot write there")
+
+
+def test_bare_carriage_returns_are_a_user_error(tmp_path):
+    old_mac = tmp_path / "mac.txt"
+    old_mac.write_bytes(b"x = a + b\ry = f(x)\r")
+    crlf = tmp_path / "dos.txt"
+    crlf.write_bytes(b"x = a + b\r\ny = f(x)\r\n")
+    _user_error(cgm("score", "--references", crlf, "--predictions", old_mac),
+                "mac.txt, line 1", "carriage return", "--unescape")
+    result = cgm("score", "--references", crlf, "--predictions", crlf, "--metrics",
+                 "chrf_code", "--json", "-")  # \r\n line ends are line ends
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["n_items"] == 2
+
+
+def test_non_utf8_system_names_in_json_and_csv(pair_files, tmp_path):
+    refs, a, _ = pair_files
+    raw = os.fsencode(str(tmp_path)) + b"/sys_\xff\xfe.txt"
+    with open(raw, "wb") as handle:
+        handle.write(a.read_bytes())
+    out, table = tmp_path / "o.json", tmp_path / "o.csv"
+    result = cgm("score", "--references", refs, "--predictions", os.fsdecode(raw),
+                 "--metrics", "chrf_code", "--json", out, "--csv", table)
+    assert result.returncode == 0, result.stderr
+    assert list(json.loads(out.read_text(encoding="utf-8"))["systems"]) == ["sys_\\xff\\xfe"]
+    assert "sys_\\xff\\xfe,chrf_code" in table.read_text(encoding="utf-8")
+
+
+def test_standard_input_is_dash(pair_files):
+    refs, a, _ = pair_files
+    result = cgm("score", "--references", refs, "--predictions", "-", "--metrics", "chrf_code",
+                 "--json", "-", stdin=a.read_text())
+    assert result.returncode == 0, result.stderr
+    assert "reading '-' from standard input" in result.stderr
+    from_file = cgm("score", "--references", refs, "--predictions", a, "--metrics", "chrf_code",
+                    "--json", "-")
+    assert (json.loads(result.stdout)["systems"]["stdin"]["chrf_code"]
+            == json.loads(from_file.stdout)["systems"]["one"]["chrf_code"])
+    _user_error(cgm("score", "--references", "-", "--predictions", "-"), "Only one input")
+
+
+def test_a_fifo_is_announced_before_it_blocks(pair_files, tmp_path):
+    import time
+
+    refs, a, _ = pair_files
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    env = dict(os.environ, HF_EVALUATE_OFFLINE="1")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cgm_metrics", "score", "--references", str(refs),
+         "--predictions", str(fifo), "--metrics", "chrf_code"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        notice = process.stderr.readline()  # printed before the read blocks
+        assert "pipe.txt is a pipe" in notice and "until its writer closes it" in notice
+        time.sleep(0.2)
+        assert process.poll() is None  # still waiting for a writer
+        fifo.write_text(a.read_text())
+        stdout, _ = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 0 and "pipe" in stdout
+
+
+def test_two_outputs_on_stdout_are_refused(pair_files):
+    refs, a, _ = pair_files
+    _user_error(cgm("score", "--references", refs, "--predictions", a, "--json", "-",
+                    "--csv", "-"), "only one output can go to stdout")

@@ -226,7 +226,7 @@ def test_big_input_in_bounded_time():
         for i in range(1500)
     )
     assert len(body) > 90_000
-    calc_codebleu(["x = 1"], ["x = 1"])  # kernels loaded (compiled once on a fresh machine)
+    compute_codebleu(["x = 1"], [["x = 1"]], lang="python")  # kernels loaded (compiled once on a fresh machine)
     start = time.perf_counter()
     result = compute_codebleu([body], [[body]], lang="python")
     assert time.perf_counter() - start < 60
@@ -424,7 +424,7 @@ def test_compiled_engine_equals_reference_on_hard_cases(monkeypatch):
 def test_engine_option_is_checked(monkeypatch):
     monkeypatch.setenv("CGM_CODEBLEU_ENGINE", "fortran")
     with pytest.raises(ValueError, match="CGM_CODEBLEU_ENGINE"):
-        calc_codebleu(["x = 1"], [["x = 1"]])
+        compute_codebleu(["x = 1"], [["x = 1"]], lang="python")
 
 
 def test_compiled_comment_removal_equals_reference():

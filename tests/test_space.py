@@ -14,6 +14,7 @@ import shutil
 import socket
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import ROOT, shared_data
 
@@ -137,7 +138,7 @@ def test_compare_uploads_verdicts(system_files):
     result = space.compare_uploads(
         system_files / "references.txt",
         [system_files / "good.txt", system_files / "mutated.txt", system_files / "same.jsonl"],
-        "python", ["chrf_code"],
+        "python", ["chrf_code"], unescape=True,
     )
     chrf = result["metrics"]["chrf_code"]
     assert chrf["scores"]["good"]["score"] == pytest.approx(100.0)
@@ -160,7 +161,8 @@ def test_upload_messages_name_the_file_not_the_server_path(system_files, tmp_pat
     short.write_text("x = 1\n")
     with pytest.raises(space.SpaceInputError) as error:
         space.compare_uploads(system_files / "references.txt",
-                              [system_files / "good.txt", short], "python", ["chrf_code"])
+                              [system_files / "good.txt", short], "python", ["chrf_code"],
+                              unescape=True)
     message = str(error.value)
     assert "different numbers of items" in message and "short.txt: 1 items" in message
     assert str(tmp_path) not in message and str(system_files) not in message
@@ -183,7 +185,7 @@ def test_upload_limits(system_files, tmp_path, monkeypatch):
     big.write_text("x = 1\n" * 400_000)
     with pytest.raises(space.SpaceInputError, match=r"big.txt is 2.4 MB; the limit here is 2 MB"):
         space.read_uploads(refs, [good, big])
-    with pytest.raises(space.SpaceInputError, match="same system file is given twice"):
+    with pytest.raises(space.SpaceInputError, match="good.txt is uploaded twice"):
         space.read_uploads(refs, [good, good])
     mutated = system_files / "mutated.txt"
     many = tmp_path / "many.txt"
@@ -261,7 +263,7 @@ def test_api_with_gradio_client(served_space, system_files):
     html, _image, summary = client.predict(
         handle_file(str(system_files / "references.txt")),
         [handle_file(str(system_files / "good.txt")), handle_file(str(system_files / "mutated.txt"))],
-        "python", ["chrf_code"], api_name="/compare_systems")
+        "python", ["chrf_code"], True, api_name="/compare_systems")
     assert summary["chrf_code"]["pairs"][0]["verdict"] == "good > mutated, significant"
     assert "good &gt; mutated, significant" in html
 
@@ -375,6 +377,7 @@ def test_space_in_headless_chromium(served_space, system_files):
                 [str(system_files / "good.txt"), str(system_files / "mutated.txt"),
                  str(system_files / "same.jsonl")])
             _wait_text(page, "#systems-files", "same", 60)  # names show as stem + suffix
+            page.locator("#unescape input[type=checkbox]").check()
             page.locator("#compare-button").click()
             text = _wait_text(page, "#systems-result", "Signature", 240)
             assert "good > mutated, significant" in text
@@ -398,3 +401,216 @@ def test_space_in_headless_chromium(served_space, system_files):
         finally:
             browser.close()
     assert external == [], f"the page tried to reach the network: {external}"
+
+
+# ---------------------------------------------------------------- the time budget: worst cases
+#
+# Requests at the advertised limits built to be slow (benchmarks/space.py times them; these
+# tests check that each is answered, correctly, or refused politely).
+
+
+def _fit(text: str, limit: int = 5_000) -> str:
+    return text if len(text) <= limit else text[: text.rfind("\n", 0, limit)]
+
+
+def _flat_python(variant: int) -> str:
+    return _fit("".join(f"v{i} = w{i} * {i + variant} + f(x{i})\n" for i in range(400)))
+
+
+def _deep_parentheses(variant: int) -> str:
+    depth = 2_400 - variant
+    return "x = " + "(" * depth + f"a + {variant}" + ")" * depth
+
+
+def _java_blocks(variant: int) -> str:
+    body = "".join(f"if (x{i} > {variant}) {{ y += {i}; }}\n" for i in range(300))
+    return _fit("class A {\n void f() {\n" + body, 4_995) + "\n}\n}"
+
+
+def _javascript(variant: int) -> str:
+    return _fit("".join(f"let v{i} = {i + variant};\n" for i in range(600)))
+
+
+WORST_SNIPPETS = {"flat_python": ("python", _flat_python),
+                  "deep_parentheses": ("python", _deep_parentheses),
+                  "java_blocks": ("java", _java_blocks), "javascript": ("javascript", _javascript)}
+
+
+def _undiff(html_text: str, keep: str) -> str:
+    """The text of one side of a diff: ``keep="ins"`` gives the candidate, ``"del"`` the
+    reference."""
+    import html as html_module
+    import re
+
+    drop = "del" if keep == "ins" else "ins"
+    body = re.search(r"<pre>(.*)</pre>", html_text, re.S).group(1)
+    body = re.sub(rf"<{drop}>.*?</{drop}>", "", body, flags=re.S)
+    return html_module.unescape(re.sub(rf"</?{keep}>", "", body))
+
+
+@pytest.mark.parametrize("shape", sorted(WORST_SNIPPETS))
+def test_diff_of_5000_character_snippets_is_exact(shape):
+    _, make = WORST_SNIPPETS[shape]
+    reference, candidate = make(0), make(1)
+    assert 4_500 < len(reference) <= 5_000 and len(candidate) <= 5_000
+    html = space.diff_html(reference, candidate, "A")
+    assert _undiff(html, "ins") == candidate and _undiff(html, "del") == reference
+    assert "<del>" in html and "<ins>" in html
+    # the share of common tokens is that of the longest common subsequence of the tokens
+    from rapidfuzz.distance import Indel
+
+    tokens = space._TOKEN.findall
+    lcs = Indel.normalized_similarity(tokens(reference), tokens(candidate))
+    shown = int(html.rsplit("<small>", 1)[1].split("%")[0])
+    assert shown <= round(100 * lcs) + 1  # lines first can only find fewer common tokens
+    assert shown >= 80  # every shape changes a few characters per line at most
+
+
+@pytest.mark.parametrize("shape", sorted(WORST_SNIPPETS))
+def test_side_by_side_at_the_limits_answers_within_the_budget_plan(shape):
+    from cgm_metrics.registry import get_metric
+
+    lang, make = WORST_SNIPPETS[shape]
+    reference = make(0)
+    candidates = [make(v) for v in range(1, 5)]
+    result = space.side_by_side(reference, candidates, lang)
+    n_chars = sum(len(c) + len(reference) for c in candidates)
+    planned, too_large = space.plan_metrics(list(space.SIDE_BY_SIDE_METRICS), n_chars)
+    assert sum(space.estimated_seconds(n, n_chars) for n in planned) <= space.METRIC_BUDGET
+    assert set(result["metrics"]) | set(result["skipped"]) == set(space.SIDE_BY_SIDE_METRICS)
+    assert "chrf_code" in result["metrics"]
+    for name, reason in too_large.items():
+        assert "too large for the Space" in result["skipped"][name]
+        assert "cgm score" in reason
+    # the numbers shown are the library's
+    for name in result["metrics"]:
+        if name == "ruby":
+            continue
+        metric = get_metric(name, lang=lang)
+        expected = metric.item_scores(np.asarray(metric.statistics(
+            candidates, [[reference]] * 4), dtype=np.float64))
+        shown = [c["scores"][name]["score"] for c in result["candidates"]]
+        assert shown == pytest.approx(list(expected)), name
+    html = space.side_by_side_html(result)
+    assert "too large for the Space" in html
+
+
+def test_small_snippets_get_every_metric():
+    result = space.side_by_side(REFERENCE, CANDIDATES * 2, "python")
+    assert not [r for r in result["skipped"].values() if "too large" in r]
+
+
+def _upload_item(seed: int, index: int, chars: int) -> str:
+    words = [f"v{(index * 7 + k * (seed + 3)) % 97} = f(x{k})" for k in range(chars // 8)]
+    return "; ".join(words)[:chars]
+
+
+def _uploads(folder: Path, n_items: int, chars: int) -> tuple[Path, list[Path]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    refs = folder / "references.txt"
+    refs.write_text("".join(_upload_item(0, i, chars) + "\n" for i in range(n_items)))
+    systems = []
+    for seed, name in enumerate(["sys_$\\frac$.txt", "a/model.txt", "b/model.txt", "base.txt",
+                                 "other.txt"], start=1):
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(_upload_item(seed if i % 3 else 0, i, chars) + "\n"
+                                for i in range(n_items)))
+        systems.append(path)
+    return refs, systems
+
+
+def test_compare_uploads_at_the_limits_is_refused_politely(tmp_path):
+    refs, systems = _uploads(tmp_path, 500, 3_990)  # 2 MB a file: the upload limit
+    assert all(path.stat().st_size <= space.LIMITS.max_upload_bytes for path in systems)
+    with pytest.raises(space.SpaceInputError, match=r"too large for the Space \(5 systems x "
+                       r"500 items.*cgm compare"):
+        space.compare_uploads(refs, systems, "python", ["chrf_code", "codebleu", "ruby"])
+
+
+def test_uploads_with_dollar_names_and_two_model_txt(tmp_path):
+    refs, systems = _uploads(tmp_path, 30, 200)
+    result = space.compare_uploads(refs, systems[:3], "python", ["chrf_code", "codebleu"])
+    assert result["systems"] == ["sys_$\\frac$", "model", "model (2)"]
+    chrf = result["metrics"]["chrf_code"]
+    assert chrf["scores"]["model"]["score"] != chrf["scores"]["model (2)"]["score"]
+    image = space.plot_differences(result)  # "$" must not start matplotlib's mathtext
+    assert image.size[0] > 300
+    assert "sys_$\\frac$" in space.systems_html(result)
+    assert space.plain_label("sys_$\\frac$") == "sys_\\$\\frac\\$"
+
+
+def test_worst_cases_in_headless_chromium(served_space, tmp_path):
+    """The slow-by-construction requests through the page: four 5,000-character candidates,
+    uploads with a ``$`` name and two ``model.txt``, and uploads at the limits."""
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.skip(f"chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's "
+                    "chromium package")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    import time
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    small_refs, small_systems = _uploads(tmp_path / "small", 30, 200)
+    big_refs, big_systems = _uploads(tmp_path / "big", 500, 3_990)
+    timings = {}
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists()
+                                     else shutil.which("chromium"), args=CHROMIUM_ARGS,
+                                     timeout=60_000)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(60_000)
+            page.goto(served_space, wait_until="domcontentloaded")
+
+            # side by side: reference and four candidates of 5,000 characters
+            reference = _flat_python(0)
+            page.locator("#reference textarea").fill(reference)
+            page.get_by_text("More candidates").click()
+            for variant, label in enumerate("ABCD", start=1):
+                page.locator(f"#candidate-{label} textarea").fill(_flat_python(variant))
+            start = time.perf_counter()
+            page.locator("#score-button").click()
+            text = _wait_text(page, "#side-scores", "too large for the Space", 180)
+            timings["side_by_side"] = time.perf_counter() - start
+            assert "chrf_code" in text and "cgm score" in text
+            assert page.locator("#side-diffs ins").count() >= 4
+            page.screenshot(path=str(ARTIFACTS / "space-worst-side.png"), full_page=True)
+
+            # systems: a "$" in a file name and two files called model.txt
+            page.get_by_role("tab", name="Systems").click()
+            page.locator("#references-file input[type=file]").set_input_files(str(small_refs))
+            page.locator("#systems-files input[type=file]").set_input_files(
+                [str(p) for p in small_systems[:3]])
+            _wait_text(page, "#systems-files", "model", 60)
+            start = time.perf_counter()
+            page.locator("#compare-button").click()
+            text = _wait_text(page, "#systems-result", "Signature", 240)
+            timings["compare_uploads_small"] = time.perf_counter() - start
+            # two model.txt accepted under distinct names (the browser upload drops "$" and
+            # "\\" from file names; the function test above keeps them)
+            assert "model (2)" in text and "sys_" in text
+            page.locator("#systems-plot img").wait_for()
+            page.screenshot(path=str(ARTIFACTS / "space-worst-systems.png"), full_page=True)
+
+            # systems at the upload limits: a polite refusal, not the generic error
+            page.reload(wait_until="domcontentloaded")
+            page.get_by_role("tab", name="Systems").click()
+            page.locator("#references-file input[type=file]").set_input_files(str(big_refs))
+            page.locator("#systems-files input[type=file]").set_input_files(
+                [str(p) for p in big_systems])
+            _wait_text(page, "#systems-files", "other", 120)
+            start = time.perf_counter()
+            page.locator("#compare-button").click()
+            page.wait_for_function(
+                "() => document.body.innerText.includes('too large for the Space')",
+                timeout=240_000)
+            timings["compare_uploads_limits"] = time.perf_counter() - start
+            body = page.locator("body").inner_text()
+            assert "cgm compare" in body and "Something went wrong" not in body
+            page.screenshot(path=str(ARTIFACTS / "space-worst-limits.png"), full_page=True)
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "space-worst-failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
+    (ARTIFACTS / "space-worst-timings.json").write_text(json.dumps(timings, indent=2))

@@ -6,13 +6,16 @@
     cgm agreement graded.jsonl
 
 Each subcommand lives in ``cgm_metrics.commands.<name>`` and exposes ``add_parser(subparsers)``
-and ``run(args) -> int``. Exit codes: 0 success, 1 usage or input error (the message says
-what to fix), 2 internal error.
+and ``run(args) -> int``. Exit codes: 0 success, 1 usage or input error (one line that says
+what to fix: a bad option, a file that cannot be read or written, malformed input), 2 only
+for an internal error (a bug). ``--json -`` (or ``--csv -``, ``--per-item -``) writes that
+result alone to stdout and everything else to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 import traceback
@@ -33,8 +36,8 @@ class _Parser(argparse.ArgumentParser):
     errors."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\n")
+        # one line: what is wrong and where the usage is (not the whole usage block)
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
 
 
 def _missing_command(name: str, reason: str):
@@ -100,8 +103,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return EXIT_INPUT
+    from .commands import _options
+
+    targets = _options.stdout_targets(args)
+    if len(targets) > 1:
+        print(f"cgm {args.command}: error: only one output can go to stdout ('-'), got "
+              f"{' and '.join(targets)}; write the others to files.", file=sys.stderr)
+        return EXIT_INPUT
     try:
-        return int(args.run(args) or 0)
+        with _options.results_only_on_stdout(bool(targets)):
+            return int(args.run(args) or 0)
     except InputError as error:
         print(f"cgm {args.command}: error: {error}", file=sys.stderr)
         return EXIT_INPUT
@@ -110,16 +121,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # e.g. `cgm ... | head`
         return EXIT_OK
+    except OSError as error:
+        if error.errno in USER_PATH_ERRORS and error.filename is not None:
+            # a path the user gave cannot be read or written (a missing or unwritable
+            # folder, a file where a folder should be, a full disk)
+            print(f"cgm {args.command}: error: cannot use {error.filename}: "
+                  f"{error.strerror}; choose another path.", file=sys.stderr)
+            return EXIT_INPUT
+        return _internal_error(args, error)
     except Exception as error:  # anything else is our bug, not the user's
-        if args.debug:
-            traceback.print_exc()
-        print(
-            f"cgm {args.command}: internal error: {type(error).__name__}: {error}\n"
-            "This is a bug in cgm-metrics; rerun with `cgm --debug ...` for the traceback "
-            "and report it.",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL
+        return _internal_error(args, error)
+
+
+USER_PATH_ERRORS = {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM,
+                    errno.EROFS, errno.EEXIST, errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG,
+                    errno.ELOOP, errno.EINVAL}
+
+
+def _internal_error(args: argparse.Namespace, error: BaseException) -> int:
+    if args.debug:
+        traceback.print_exc()
+    print(
+        f"cgm {args.command}: internal error: {type(error).__name__}: {error}\n"
+        "This is a bug in cgm-metrics; rerun with `cgm --debug ...` for the traceback "
+        "and report it.",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -2,17 +2,25 @@
 
 Two formats:
 
-* **Plain text**: one item per line. Multi-line code is written on one line with escapes:
-  ``\\n`` is a newline, ``\\t`` a tab, ``\\r`` a carriage return and ``\\\\`` a backslash;
-  a backslash before any other character is kept as it is. So ``print("a\\\\nb")`` on a line
-  is the code ``print("a\\nb")``. :func:`escape_code` writes code in this convention;
-  ``unescape=False`` reads lines verbatim.
+* **Plain text**: one item per line, read verbatim (as CodeXGLUE's evaluator and sacrebleu
+  read them): a line ends at ``\\n`` or ``\\r\\n``, and nothing inside a line is decoded, so
+  backslashes in string literals stay as they are. A bare ``\\r`` (old Mac line ends, or a
+  carriage return inside an item) is an error naming the line, never a silent split.
+  Multi-line code can be written on one line with escapes and read with ``unescape=True``
+  (``cgm --unescape``): ``\\n`` is a newline, ``\\t`` a tab, ``\\r`` a carriage return and
+  ``\\\\`` a backslash; a backslash before any other character is kept as it is. So
+  ``print("a\\\\nb")`` on a line is the code ``print("a\\nb")``. :func:`escape_code` writes
+  code in that convention.
 * **JSONL**: one JSON object per line with named fields (default ``"prediction"`` and
   ``"references"``); a reference field may hold a string or a list of strings (several
   references for one item). Blank lines are skipped; errors name the line number.
 
 The canonical graded-outputs JSONL (one row per item and system, see ARCHITECTURE.md) is read by
 :func:`read_graded`.
+
+The path ``-`` is standard input. A pipe (FIFO), a terminal or standard input is read until
+its writer closes it; a notice on stderr says so before reading starts, so a command waiting
+on one is never silent.
 
 Every problem a user can fix raises :class:`InputError` (a ``ValueError``) naming the file,
 the line and the fix.
@@ -21,6 +29,9 @@ the line and the fix.
 from __future__ import annotations
 
 import json
+import re
+import stat
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,25 +89,91 @@ def detect_format(path: str | Path, fmt: str = "auto") -> str:
     return "jsonl" if Path(path).suffix.lower() in JSONL_SUFFIXES else "text"
 
 
-def _open_text(path: str | Path) -> str:
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"File not found: {path}. Check the path (it is read relative to "
-                         f"the current directory {Path.cwd()}).")
-    if path.is_dir():
-        raise InputError(f"{path} is a directory; give a file with one item per line.")
+STDIN = "-"
+
+
+def safe_name(name: str) -> str:
+    """A name that any UTF-8 output can hold: bytes of a file name that are not UTF-8 (which
+    Python keeps as lone surrogates) become ``\\xNN`` escapes, so ``sys_\\xff`` stays
+    readable and distinct."""
     try:
-        return path.read_text(encoding="utf-8")
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        raw = name.encode("utf-8", "surrogateescape") if _only_escapes(name) else None
+        if raw is not None:
+            return raw.decode("utf-8", "backslashreplace")
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _only_escapes(name: str) -> bool:
+    """Every surrogate in ``name`` is one of surrogateescape's (U+DC80-U+DCFF)."""
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in name)
+
+
+def _notice(message: str) -> None:
+    print(f"cgm: {message}", file=sys.stderr, flush=True)
+
+
+def _read_bytes(path: str | Path) -> bytes:
+    """The bytes of a file, standard input (``-``) or a pipe, with a notice for inputs that
+    end only when their writer closes them."""
+    if str(path) == STDIN:
+        where = "the terminal (end with Ctrl-D)" if sys.stdin.isatty() else "standard input"
+        _notice(f"reading '-' from {where} until it is closed")
+        return sys.stdin.buffer.read()
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(f"File not found: {path}. Check the path (it is read relative to "
+                         f"the current directory {Path.cwd()}).") from None
+    except OSError as error:
+        raise InputError(f"Cannot read {path}: {error.strerror}.") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{path} is a directory; give a file with one item per line.")
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode):
+        _notice(f"{path} is a pipe or device; reading it until its writer closes it "
+                "(Ctrl-C to stop)")
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise InputError(f"Cannot read {path}: {error.strerror}.") from None
+
+
+def _open_text(path: str | Path) -> str:
+    data = _read_bytes(path)
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError(
             f"{path} is not UTF-8 text (byte {error.start}); save it as UTF-8."
         ) from None
 
 
-def read_text_lines(path: str | Path, unescape: bool = True) -> list[str]:
-    """One item per line; a final newline does not make an extra item; empty lines are
-    empty items."""
+_BARE_CR = re.compile(r"\r(?!\n)")
+
+
+def _check_carriage_returns(path: str | Path, text: str) -> None:
+    bare = _BARE_CR.search(text)
+    if bare is None:
+        return
+    line = text.count("\n", 0, bare.start()) + 1
+    raise InputError(
+        f"{path}, line {line}: a carriage return (\\r) that does not end a line with \\r\\n. "
+        "Items are lines ending in \\n (or \\r\\n), so old-Mac line ends would merge or "
+        "split items. Convert the line ends (e.g. `tr '\\r' '\\n'`), or write a carriage "
+        "return inside an item as the two characters \\r and read with --unescape."
+    )
+
+
+def read_text_lines(path: str | Path, unescape: bool = False) -> list[str]:
+    """One item per line, verbatim (``unescape=True``: with the escapes of
+    :func:`unescape_code`). A line ends at ``\\n`` or ``\\r\\n``; a final line end does not
+    make an extra item; empty lines are empty items; a bare ``\\r`` is an error."""
     text = _open_text(path)
+    _check_carriage_returns(path, text)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -112,6 +189,12 @@ def read_jsonl_rows(path: str | Path) -> list[tuple[int, dict]]:
             continue
         try:
             value = json.loads(line)
+        except RecursionError:
+            raise InputError(
+                f"{path}, line {number}: the JSON is nested too deeply to read (more than "
+                "about a thousand levels of [ or {). Each line must be one JSON object "
+                "whose fields hold strings."
+            ) from None
         except json.JSONDecodeError as error:
             raise InputError(
                 f"{path}, line {number}: malformed JSON ({error.msg} at column {error.colno}). "
@@ -157,7 +240,7 @@ def _as_references(path: str | Path, number: int, value: object, field: str) -> 
 
 
 def read_predictions(
-    path: str | Path, fmt: str = "auto", field: str = "prediction", unescape: bool = True
+    path: str | Path, fmt: str = "auto", field: str = "prediction", unescape: bool = False
 ) -> list[str]:
     """The predictions of one system: lines of a text file or one field of a JSONL file."""
     if detect_format(path, fmt) == "text":
@@ -169,7 +252,7 @@ def read_predictions(
 
 
 def read_references(
-    path: str | Path, fmt: str = "auto", field: str = "references", unescape: bool = True
+    path: str | Path, fmt: str = "auto", field: str = "references", unescape: bool = False
 ) -> list[list[str]]:
     """The references of every item (a list per item) from a text or JSONL file."""
     if detect_format(path, fmt) == "text":
@@ -240,19 +323,20 @@ def read_graded(path: str | Path) -> GradedData:
 
 def system_names(paths: Sequence[str | Path], names: Sequence[str] | None) -> list[str]:
     """Names for system files: ``names`` if given, else the file stems (paths if stems
-    repeat)."""
+    repeat); every name made printable (:func:`safe_name`)."""
     if names:
         if len(names) != len(paths):
             raise InputError(
                 f"--names gives {len(names)} names for {len(paths)} system files; give one "
                 "name per file."
             )
+        names = [safe_name(name) for name in names]
         if len(set(names)) != len(names):
             raise InputError("--names has repeated names; every system needs its own name.")
         return list(names)
-    stems = [Path(p).stem for p in paths]
+    stems = [safe_name("stdin" if str(p) == STDIN else Path(p).stem) for p in paths]
     if len(set(stems)) == len(stems):
         return stems
     if len(set(paths)) != len(paths):
         raise InputError("The same system file is given twice; give each system once.")
-    return [str(p) for p in paths]
+    return [safe_name(str(p)) for p in paths]

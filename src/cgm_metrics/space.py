@@ -23,7 +23,6 @@ the network.
 
 from __future__ import annotations
 
-import difflib
 import html
 import io
 import os
@@ -36,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .io import InputError, check_same_length, read_predictions, read_references
+from .io import InputError, check_same_length, read_predictions, read_references, safe_name
 
 SIDE_BY_SIDE_METRICS = ("chrf_code", "codebleu", "ruby", "bleu", "rouge_l", "meteor", "edit_sim")
 SYSTEM_METRICS = ("chrf_code", "codebleu", "ruby", "bleu", "rouge_l", "meteor", "edit_sim")
@@ -64,6 +63,54 @@ class Limits:
 
 
 LIMITS = Limits()
+
+# ---------------------------------------------------------------- the time budget
+#
+# Every request answers within TIME_BUDGET seconds. Before computing anything, the cost of
+# each chosen metric is estimated from the characters it would score (each candidate or
+# prediction together with its reference) at the worst rate measured on the Space's machine
+# for code shaped to be slow (long flat code, deep nesting, many blocks: see
+# benchmarks/space.py); a comparison adds the cost of its significance tests. Metrics are
+# admitted in the order chosen while the estimates fit METRIC_BUDGET; the others are
+# reported as too large for the Space, with the `cgm` command to use instead.
+
+TIME_BUDGET = 2.0  # seconds per request
+METRIC_BUDGET = 1.5  # seconds of it for metrics and tests; the rest for diffs, tables, plots
+SECONDS_PER_1K_CHARS = {  # worst measured rate, seconds per 1,000 characters scored
+    "chrf_code": 0.003, "codebleu": 0.2, "ruby": 0.27, "bleu": 0.03, "rouge_l": 0.005,
+    "meteor": 0.015, "edit_sim": 0.002,
+}
+SECONDS_PER_TEST_UNIT = 0.0006  # significance tests: per item x (systems + pairs), per metric
+
+
+def estimated_seconds(name: str, n_chars: int) -> float:
+    """The budget's estimate of scoring ``n_chars`` characters with the metric ``name``."""
+    return SECONDS_PER_1K_CHARS.get(name, max(SECONDS_PER_1K_CHARS.values())) * n_chars / 1000
+
+
+def plan_metrics(names: list[str], n_chars: int, fixed_seconds: float = 0.0,
+                 command: str = "cgm score") -> tuple[list[str], dict[str, str]]:
+    """``(admitted, {skipped: reason})``: as many of the metrics as fit :data:`METRIC_BUDGET`
+    by estimated cost (plus ``fixed_seconds`` each, for the tests), cheapest first; the
+    admitted ones keep the order of ``names``."""
+    admitted: list[str] = []
+    skipped: dict[str, str] = {}
+    spent = 0.0
+    costs = {name: estimated_seconds(name, n_chars) + fixed_seconds for name in names}
+    for name in sorted(names, key=costs.__getitem__):
+        cost = costs[name]
+        if spent + cost <= METRIC_BUDGET:
+            admitted.append(name)
+            spent += cost
+        else:
+            skipped[name] = (
+                f"too large for the Space: {n_chars:,} characters to score would take about "
+                f"{cost:.1f} s, and the Space answers every request within "
+                f"{TIME_BUDGET:g} s. Use `{command}` (pip install cgm-metrics) for this input, "
+                "or shorten it here."
+            )
+    return [name for name in names if name in admitted], {
+        name: skipped[name] for name in names if name in skipped}
 
 EXPLANATIONS: dict[str, str] = {
     "chrf_code": "chrF: F-score (recall weighted twice, beta=2) of character 1-6-grams, 0-100, "
@@ -178,6 +225,30 @@ def load_metrics(names: Any, lang: str) -> tuple[dict[str, Any], dict[str, str]]
     return loaded, skipped
 
 
+def _check_metric_names(names: Any) -> None:
+    from .registry import metrics
+
+    if isinstance(names, str) or not isinstance(names, (list, tuple)):
+        raise SpaceInputError("Metrics must be a list of metric names.")
+    unknown = [name for name in names if name not in metrics()]
+    if unknown:
+        raise SpaceInputError(f"Unknown metric {unknown[0]!r}; choose from "
+                              f"{', '.join(metrics())}.")
+
+
+def warm_up(languages: Any = None) -> None:
+    """Load every metric and parser once (METEOR's WordNet, the tree-sitter grammars), so
+    that no user request pays for loading: the time budget is for scoring."""
+    for lang in languages or language_choices():
+        try:
+            side_by_side("x = 1", ["x = 2", "y = 1"], lang)
+        except Exception:  # noqa: BLE001 - a language that cannot warm up is loaded later
+            continue
+    figure = _pyplot()(figsize=(1, 1))  # matplotlib's fonts and backend, loaded once
+    figure.subplots().hist([0.0, 1.0], label="x")
+    _figure_image(figure)
+
+
 def format_score(value: float | None, scale: float) -> str:
     """A score on its metric's scale: 2 decimals on 0-100, 4 on 0-1 (as the ``cgm`` tables)."""
     from .formatting import format_value
@@ -230,7 +301,12 @@ def side_by_side(
     """
     lang = check_language(lang)
     reference, labelled = check_snippets(reference, candidates)
-    loaded, skipped = load_metrics(metrics or SIDE_BY_SIDE_METRICS, lang)
+    _check_metric_names(metrics or SIDE_BY_SIDE_METRICS)
+    n_chars = sum(len(code) + len(reference) for _, code in labelled)
+    names, too_large = plan_metrics(list(dict.fromkeys(metrics or SIDE_BY_SIDE_METRICS)),
+                                    n_chars)
+    loaded, skipped = load_metrics(names, lang)
+    skipped.update(too_large)
     predictions = [code for _, code in labelled]
     references = [[reference] for _ in labelled]
     per_metric: dict[str, list[dict]] = {}
@@ -312,24 +388,64 @@ def side_by_side_html(result: dict[str, Any]) -> str:
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 
 
-def diff_html(reference: str, candidate: str, label: str = "") -> str:
-    """Where a candidate differs from the reference, token by token, as escaped HTML:
-    ``<del>`` for reference text the candidate lacks, ``<ins>`` for text it adds."""
+def _changes(opcodes) -> list[tuple[str, int, int, int, int]]:
+    """Indel opcodes with each run of deletions and insertions merged into one ``replace``
+    (so a changed token shows as ``<del>old</del><ins>new</ins>``)."""
+    merged: list[tuple[str, int, int, int, int]] = []
+    for op in opcodes:
+        tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
+        if tag != "equal" and merged and merged[-1][0] != "equal":
+            _, a1, _, b1, _ = merged[-1]
+            merged[-1] = ("replace", a1, i2, b1, j2)
+        else:
+            merged.append((tag, i1, i2, j1, j2))
+    return merged
+
+
+def _token_diff(reference: str, candidate: str, parts: list[str]) -> tuple[int, int]:
+    """Append the token diff of two texts to ``parts``; ``(common tokens, all tokens)``."""
+    from rapidfuzz.distance import Indel
+
     ref_tokens = _TOKEN.findall(reference)
     cand_tokens = _TOKEN.findall(candidate)
-    matcher = difflib.SequenceMatcher(None, ref_tokens, cand_tokens, autojunk=False)
-    parts = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        removed = html.escape("".join(ref_tokens[i1:i2]))
-        added = html.escape("".join(cand_tokens[j1:j2]))
-        if op == "equal":
-            parts.append(added)
-        if op in ("delete", "replace"):
-            parts.append(f"<del>{removed}</del>")
-        if op in ("insert", "replace"):
-            parts.append(f"<ins>{added}</ins>")
+    common = 0
+    for tag, i1, i2, j1, j2 in _changes(Indel.opcodes(ref_tokens, cand_tokens)):
+        if tag == "equal":
+            parts.append(html.escape("".join(cand_tokens[j1:j2])))
+            common += 2 * (j2 - j1)
+            continue
+        if i2 > i1:
+            parts.append(f"<del>{html.escape(''.join(ref_tokens[i1:i2]))}</del>")
+        if j2 > j1:
+            parts.append(f"<ins>{html.escape(''.join(cand_tokens[j1:j2]))}</ins>")
+    return common, len(ref_tokens) + len(cand_tokens)
+
+
+def diff_html(reference: str, candidate: str, label: str = "") -> str:
+    """Where a candidate differs from the reference, as escaped HTML: ``<del>`` for reference
+    text the candidate lacks, ``<ins>`` for text it adds.
+
+    Lines are aligned first and tokens only inside the changed lines, both with rapidfuzz's
+    bit-parallel longest common subsequence (about a millisecond for two 5,000-character
+    snippets, where difflib on tokens took up to a minute)."""
+    from rapidfuzz.distance import Indel
+
+    ref_lines = reference.splitlines(keepends=True)
+    cand_lines = candidate.splitlines(keepends=True)
+    parts: list[str] = []
+    common = total = 0
+    for tag, i1, i2, j1, j2 in _changes(Indel.opcodes(ref_lines, cand_lines)):
+        if tag == "equal":
+            text = "".join(cand_lines[j1:j2])
+            parts.append(html.escape(text))
+            n_tokens = len(_TOKEN.findall(text))
+            common, total = common + 2 * n_tokens, total + 2 * n_tokens
+            continue
+        block_common, block_total = _token_diff("".join(ref_lines[i1:i2]),
+                                                "".join(cand_lines[j1:j2]), parts)
+        common, total = common + block_common, total + block_total
     title = f"<h4>candidate {html.escape(label)} vs reference</h4>" if label else ""
-    ratio = matcher.ratio()
+    ratio = common / total if total else 1.0
     return (f"<div class='cgm-diff'>{title}<pre>{''.join(parts)}</pre>"
             f"<small>{ratio:.0%} of tokens in common</small></div>")
 
@@ -344,6 +460,29 @@ def explanation_markdown(names: Any = SIDE_BY_SIDE_METRICS) -> str:
 
 def _display_name(path: str | Path) -> str:
     return Path(path).name
+
+
+def upload_names(paths: list[Path]) -> list[str]:
+    """System names for uploads: the file names without extension. Browsers keep uploads
+    in separate folders, so two different files may share a name (``model.txt`` twice):
+    the later ones become ``model (2)``, ``model (3)``. The same server file twice is a
+    mistake."""
+    seen: set[str] = set()
+    for path in paths:
+        key = str(Path(path).resolve())
+        if key in seen:
+            raise SpaceInputError(f"{Path(path).name} is uploaded twice; upload each system "
+                                  "once.")
+        seen.add(key)
+    names: list[str] = []
+    for path in paths:
+        stem = safe_name(Path(path).stem) or "system"
+        name, copy = stem, 1
+        while name in names:
+            copy += 1
+            name = f"{stem} ({copy})"
+        names.append(name)
+    return names
 
 
 def _friendly(error: Exception, paths: list[str | Path]) -> SpaceInputError:
@@ -390,12 +529,12 @@ def _check_items(name: str, texts: list[str]) -> None:
 
 
 def read_uploads(
-    references_path: Any, system_paths: Any
+    references_path: Any, system_paths: Any, unescape: bool = False
 ) -> tuple[list[list[str]], dict[str, list[str]]]:
     """References and ``{system name: predictions}`` from uploads, with the ``cgm`` readers
-    (text with ``\\n`` escapes, or JSONL with ``prediction``/``references`` fields)."""
-    from .io import system_names
-
+    (plain text, one item per line read verbatim, or with ``\\n`` escapes decoded when
+    ``unescape``; or JSONL with ``prediction``/``references`` fields)."""
+    unescape = unescape is True
     refs_file = check_upload(references_path, "a references file")
     if not system_paths:
         raise SpaceInputError("Upload two or more system files (one per system).")
@@ -410,12 +549,12 @@ def read_uploads(
     files = [check_upload(p, "a system file") for p in system_paths]
     all_paths: list[str | Path] = [refs_file, *files]
     try:
-        names = system_names([f.name for f in files], None)
-        references = read_references(refs_file)
+        names = upload_names(files)
+        references = read_references(refs_file, unescape=unescape)
         _check_items(refs_file.name, [r for refs in references for r in refs])
         systems = {}
         for name, path in zip(names, files, strict=True):
-            systems[name] = read_predictions(path)
+            systems[name] = read_predictions(path, unescape=unescape)
             _check_items(path.name, systems[name])
         check_same_length([(refs_file.name, len(references))]
                           + [(path.name, len(systems[name]))
@@ -430,7 +569,7 @@ def read_uploads(
 
 def compare_uploads(
     references_path: Any, system_paths: Any, lang: Any = "python", metrics: Any = None,
-    seed: int = SEED,
+    seed: int = SEED, unescape: bool = False,
 ) -> dict[str, Any]:
     """Scores with 95% CIs, Holm-adjusted paired bootstrap tests and verdicts per metric,
     from :func:`cgm_metrics.significance.compare` (what ``cgm compare`` prints), plus the
@@ -445,8 +584,26 @@ def compare_uploads(
     from .significance import compare
 
     lang = check_language(lang)
-    references, systems = read_uploads(references_path, system_paths)
-    loaded, skipped = load_metrics(metrics or DEFAULT_SYSTEM_METRICS, lang)
+    _check_metric_names(metrics or DEFAULT_SYSTEM_METRICS)
+    references, systems = read_uploads(references_path, system_paths, unescape)
+    n_chars = sum(len(p) + sum(len(r) for r in refs)
+                  for predictions in systems.values()
+                  for p, refs in zip(predictions, references, strict=True))
+    n_systems = len(systems)
+    test_seconds = (SECONDS_PER_TEST_UNIT * len(references)
+                    * (n_systems + n_systems * (n_systems - 1) // 2))
+    names, too_large = plan_metrics(list(dict.fromkeys(metrics or DEFAULT_SYSTEM_METRICS)),
+                                    n_chars, test_seconds, "cgm compare")
+    if not names:
+        raise SpaceInputError(
+            f"This comparison is too large for the Space ({n_systems} systems x "
+            f"{len(references):,} items, {n_chars:,} characters to score): it would take "
+            f"more than the {TIME_BUDGET:g} s the Space allows a request. Use `cgm compare` "
+            "(pip install cgm-metrics) on your machine, or upload fewer items or systems "
+            "(chrf_code is the cheapest metric)."
+        )
+    loaded, skipped = load_metrics(names, lang)
+    skipped.update(too_large)
     if not loaded:
         raise SpaceInputError("None of the chosen metrics can run here: "
                               + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
@@ -557,6 +714,12 @@ def _figure_image(figure: Any) -> Any:
     return image
 
 
+def plain_label(text: str) -> str:
+    """Text matplotlib shows as typed: ``$`` would start mathtext (``sys_$\\frac$`` fails
+    to parse), so it is escaped."""
+    return text.replace("$", r"\$")
+
+
 def plot_differences(result: dict[str, Any]) -> Any:
     """A PIL image: per metric, the bootstrap distribution of every pair's difference B - A,
     with 0 marked; a distribution that straddles 0 is a difference the data cannot confirm."""
@@ -572,14 +735,15 @@ def plot_differences(result: dict[str, Any]) -> Any:
             star = "*" if pairs[label]["significant"] else ""
             colour = colours[index % len(colours)]
             first, second = label.split(" vs ", 1)
-            text = f"{second} - {first}{star}"
+            text = plain_label(f"{second} - {first}{star}")
             if np.ptp(values) == 0:  # the same outputs: a spike would flatten the others
                 ax.axvline(float(values[0]), color=colour, lw=2, ls="--",
                            label=f"{text} (no variation)")
             else:
                 ax.hist(values, bins=40, alpha=0.55, color=colour, label=text)
         ax.axvline(0.0, color="black", lw=1)
-        ax.set_title(f"{name}: bootstrap B - A (* significant, Holm)", fontsize=10)
+        ax.set_title(plain_label(f"{name}: bootstrap B - A (* significant, Holm)"),
+                     fontsize=10)
         ax.set_xlabel("difference (metric units)")
         ax.set_ylabel("resamples")
         ax.legend(fontsize=7)

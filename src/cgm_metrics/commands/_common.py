@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..formatting import format_p, format_value
 from ..io import (
+    STDIN,
     InputError,
     check_same_length,
     detect_format,
@@ -24,6 +25,7 @@ from ..io import (
     read_references,
     system_names,
 )
+from . import _options
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,8 +58,11 @@ def check_language(lang: str) -> str:
         raise InputError(str(error)) from None
 
 
-def load_metrics(names: Sequence[str], lang: str, explicit: bool) -> MetricSet:
-    """Bind each metric name to ``lang``.
+def load_metrics(
+    names: Sequence[str], lang: str, explicit: bool, options: dict[str, dict] | None = None
+) -> MetricSet:
+    """Bind each metric name to ``lang`` (and to its ``options[name]``, from the command
+    line).
 
     Unknown names are an input error listing the registered metrics. A registered metric
     whose implementation is not importable is skipped (with the reason) when the names are
@@ -74,7 +79,7 @@ def load_metrics(names: Sequence[str], lang: str, explicit: bool) -> MetricSet:
         )
     result = MetricSet()
     for name in dict.fromkeys(names):  # keep the user's order, drop repeats
-        options = {"lang": lang}
+        metric_options = {"lang": lang, **((options or {}).get(name) or {})}
         try:
             metric_class(name)  # importable here?
         except (ImportError, AttributeError) as error:
@@ -84,12 +89,12 @@ def load_metrics(names: Sequence[str], lang: str, explicit: bool) -> MetricSet:
             result.skipped[name] = reason
             continue
         try:
-            metric = get_metric(name, **options)
+            metric = get_metric(name, **metric_options)
         except (ValueError, TypeError) as error:
             raise InputError(f"Metric {name!r}: {error}") from None
         result.names.append(name)
         result.metrics[name] = metric
-        result.options[name] = options
+        result.options[name] = metric_options
     if not result.names:
         skipped = "; ".join(f"{name}: {reason}" for name, reason in result.skipped.items())
         raise InputError(f"None of the metrics can run ({skipped}).")
@@ -256,11 +261,14 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: references)",
     )
     group.add_argument(
-        "--raw-lines",
+        "--unescape",
         action="store_true",
-        help="read plain-text lines verbatim (by default \\n in a line is a newline, \\t a "
-        "tab and \\\\ a backslash, so one line can hold multi-line code)",
+        help="decode escapes in plain-text lines: \\n is a newline, \\t a tab, \\r a "
+        "carriage return and \\\\ a backslash, so one line can hold multi-line code (the "
+        "format of `cgm demo --export`). By default lines are read verbatim, as CodeXGLUE "
+        "and sacrebleu read them.",
     )
+    group.add_argument("--raw-lines", action="store_true", help=argparse.SUPPRESS)  # the default
 
 
 def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
@@ -275,6 +283,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--lang", default="python", help="programming language of the code (default: python)"
     )
+    _options.add_metric_option_arguments(group)
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -303,7 +312,8 @@ def add_resampling_arguments(parser: argparse.ArgumentParser) -> None:
         "--n-resamples", type=positive_int, default=1000, metavar="R",
         help="bootstrap resamples for confidence intervals (default: 1000)",
     )
-    group.add_argument("--seed", type=int, default=12345, help="random seed (default: 12345)")
+    group.add_argument("--seed", type=_options.seed, default=12345,
+                       help="random seed, 0 to 2**32-1 (default: 12345)")
     group.add_argument(
         "--confidence", type=probability, default=0.95,
         help="confidence level of the intervals (default: 0.95)",
@@ -348,7 +358,11 @@ def load_inputs(
     References come from ``--references`` (several files give several references per item)
     or, when it is omitted, from the reference field of the first JSONL system file.
     """
-    unescape = not args.raw_lines
+    unescape = args.unescape
+    every_path = [*system_paths, *(args.references or [])]
+    if sum(str(p) == STDIN for p in every_path) > 1:
+        raise InputError("Only one input can be read from standard input ('-'); give the "
+                         "others as files.")
     names = system_names(system_paths, getattr(args, "names", None))
     systems: dict[str, list[str]] = {}
     for name, path in zip(names, system_paths, strict=True):
@@ -438,14 +452,18 @@ def to_jsonable(value: Any) -> Any:
 
 def write_text(path: str, text: str) -> None:
     if path == "-":
-        sys.stdout.write(text)
+        _options.result_stream().write(text)
         return
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        # names from outside (file names, JSON) may hold text UTF-8 cannot encode
+        target.write_text(text, encoding="utf-8", errors="backslashreplace")
     except OSError as error:
-        raise InputError(f"Cannot write {path}: {error.strerror}.") from None
+        blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        reason = (f"{blocker} is a file, not a folder" if blocker is not None
+                  else error.strerror)
+        raise InputError(f"Cannot write {path}: {reason}; choose another path.") from None
 
 
 def write_json(path: str, payload: Any) -> None:

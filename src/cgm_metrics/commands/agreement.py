@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from . import _options
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
@@ -28,14 +30,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--metrics", nargs="+", metavar="NAME", default=None,
                         help="metrics to compare: keys of the rows' 'scores', or registered "
                         "metrics computed from prediction/references (default: all 'scores')")
-    parser.add_argument("--n-resamples", type=int, default=None, metavar="R",
+    parser.add_argument("--n-resamples", type=_positive_int, default=None, metavar="R",
                         dest="n_resamples",
                         help="bootstrap resamples (default: 500 for evtikhiev2023, else 1000)")
-    parser.add_argument("--resamples", type=int, dest="n_resamples", help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=int, default=None,
+    parser.add_argument("--resamples", type=_positive_int, dest="n_resamples",
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=_options.seed, default=None,
                         help="random seed (default: 42 for evtikhiev2023, else 12345)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    parser.add_argument("--bins", type=float, nargs="+", default=None, metavar="EDGE",
+    parser.add_argument("--bins", type=_options.bin_edge, nargs="+", default=None,
+                        metavar="EDGE", action=_options.BinEdges,
                         help="edges of the metric-difference bins in points "
                         "(default: 0 2 5 10 100; the study's HearthStone tables use 0 1 2 4 100)")
     parser.add_argument("--grade-range", type=float, nargs=2, default=(0.0, 4.0),
@@ -48,9 +52,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--no-correlations", action="store_true",
                         help="skip the per-item and per-system correlations")
     parser.add_argument("--lang", default="python", help="language of computed metrics")
-    parser.add_argument("--json", metavar="OUT", help="write the full result as JSON")
-    parser.add_argument("--csv", metavar="OUT", help="write the per-bin table as CSV")
-    parser.add_argument("--plot", metavar="FILE.png", help="draw metric vs human deltas")
+    parser.add_argument("--json", metavar="OUT",
+                        help="write the full result as JSON ('-' = stdout)")
+    parser.add_argument("--csv", metavar="OUT", help="write the per-bin table as CSV "
+                        "('-' = stdout)")
+    parser.add_argument("--plot", metavar="FILE.png", type=_options.plot_file,
+                        help="draw metric vs human deltas (.png, .pdf, .svg, ...)")
     parser.set_defaults(run=run)
     return parser
 
@@ -77,9 +84,28 @@ def run(args: argparse.Namespace) -> int:
     )
     print(format_table(result))
     if args.json:
-        to_json(result, args.json)
+        _write(args.json, to_json, result)
     if args.csv:
-        to_csv(result, args.csv)
+        _write(args.csv, to_csv, result)
     if args.plot:
         plot(result, args.plot)
     return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _write(path: str, writer, result) -> None:
+    """``writer(result, path)``, or its text on stdout for ``-``."""
+    if path == "-":
+        text = writer(result)
+        _options.result_stream().write(text if text.endswith("\n") else text + "\n")
+    else:
+        writer(result, path)

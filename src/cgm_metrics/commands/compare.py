@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..formatting import matrix_rows
 from ..io import InputError
 from . import _common as common
+from . import _options
 from . import score as score_command
 
 if TYPE_CHECKING:
@@ -25,8 +26,8 @@ pair of systems with p-values adjusted for the number of pairs (Holm by default)
 plain-language verdict per pair, and the minimum detectable difference: the smallest
 difference this test set can detect at the chosen alpha and power.
 
-Inputs as for `cgm score` (plain text with \\n escapes, or JSONL; --graded for the canonical
-graded-outputs JSONL).
+Inputs as for `cgm score` (plain text read verbatim, --unescape for \\n escapes, or JSONL;
+--graded for the canonical graded-outputs JSONL). Metric options as for `cgm score`.
 
 examples:
   cgm compare --references refs.txt model_a.txt model_b.txt model_c.txt
@@ -68,7 +69,8 @@ def add_test_arguments(parser: argparse.ArgumentParser) -> None:
         help="resamples of the test (default: 1000 for the bootstrap, 10000 for "
         "approximate randomization); confidence intervals use 1000",
     )
-    group.add_argument("--seed", type=int, default=12345, help="random seed (default: 12345)")
+    group.add_argument("--seed", type=_options.seed, default=12345,
+                       help="random seed, 0 to 2**32-1 (default: 12345)")
 
 
 # ---------------------------------------------------------------- the comparison itself
@@ -160,12 +162,16 @@ def settings(args) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     lang = common.check_language(args.lang)
-    metric_set = common.load_metrics(args.metrics or common.DEFAULT_METRICS, lang,
-                                     explicit=bool(args.metrics))
+    names = args.metrics or common.DEFAULT_METRICS
+    metric_set = common.load_metrics(names, lang, explicit=bool(args.metrics),
+                                     options=_options.metric_options(args, names))
     references, systems = score_command.read_data(args, args.systems)
     if len(systems) < 2:
         raise InputError(f"compare needs at least two systems, got {len(systems)}; give two "
                          "or more SYSTEM_FILEs (or a --graded file with two systems).")
+    if len(references) < 2:
+        raise InputError(f"compare needs at least 2 items for a paired test, got "
+                         f"{len(references)}; score a single item with `cgm score`.")
     common.require_significance()
     score_command.report_skipped(metric_set)
     runner = common.StatisticsRunner(args.jobs, common.want_progress(args), args.ray)

@@ -28,6 +28,10 @@ examples:
   cgm demo
   cgm demo --report demo-report        # report.md + scores.png + significance.png
   cgm demo --export demo-data          # the data as text files, to try `cgm compare` on
+
+The exported files hold one item per line with multi-line code escaped (\\n = newline,
+\\\\ = backslash), so read them back with --unescape, as the command printed after the export
+shows.
 """
 
 
@@ -44,7 +48,8 @@ def add_parser(subparsers) -> None:
                         help="write report.md with scores.png and significance.png to DIR")
     parser.add_argument("--export", metavar="DIR",
                         help="write the demo data as plain-text files (references.txt and one "
-                        "file per system) to DIR, then exit")
+                        "file per system, escaped one item per line: read them with "
+                        "--unescape) to DIR, then exit")
     compare_command.add_test_arguments(parser)
     common.add_output_arguments(parser)
     parser.set_defaults(run=run)
@@ -59,15 +64,25 @@ def load_demo() -> dict:
 def export(data: dict, directory: str) -> list[str]:
     from pathlib import Path
 
+    from ..io import InputError
+
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--export {directory}: this is a file; give a folder (it is created "
+                         "if missing).")
     written = []
     files = {"references": [t["reference"] for t in data["tasks"]]}
     files.update({name: system["outputs"] for name, system in data["systems"].items()})
-    for name, items in files.items():
-        path = folder / f"{name}.txt"
-        path.write_text("".join(escape_code(code) + "\n" for code in items), encoding="utf-8")
-        written.append(str(path))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, items in files.items():
+            path = folder / f"{name}.txt"
+            path.write_text("".join(escape_code(code) + "\n" for code in items),
+                            encoding="utf-8")
+            written.append(str(path))
+    except OSError as error:
+        raise InputError(f"--export {directory}: cannot write there ({error.strerror}); "
+                         "choose a folder you can write to.") from None
     return written
 
 
@@ -96,7 +111,9 @@ def run(args: argparse.Namespace) -> int:
     if args.export:
         for path in export(data, args.export):
             print(path)
-        print(f"Try: cgm compare --references {args.export}/references.txt "
+        print("The files hold one item per line with newlines escaped as \\n; read them "
+              "with --unescape. Try:")
+        print(f"  cgm compare --unescape --references {args.export}/references.txt "
               + " ".join(f"{args.export}/{name}.txt" for name in data["systems"]))
         return 0
     lang = data["lang"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..io import InputError
 from . import _common as common
+from . import _options
 
 if TYPE_CHECKING:
     import numpy as np
@@ -16,19 +17,26 @@ if TYPE_CHECKING:
 DESCRIPTION = """\
 Score one or more systems' outputs against references, with bootstrap confidence intervals.
 
-Inputs: plain text, one item per line (a \\n inside a line is a newline, \\\\ a backslash), or
-JSONL with named fields (--field, --reference-field). Several --references files give several
+Inputs: plain text, one item per line, read verbatim as CodeXGLUE and sacrebleu read it
+(with --unescape, \\n inside a line is a newline and \\\\ a backslash: the format of
+`cgm demo --export`), or JSONL with named fields (--field, --reference-field). A FILE of '-'
+is standard input. Several --references files give several
 references per item; in JSONL a reference field may hold a list. Without --references, the
 references come from the reference field of the first JSONL predictions file. --graded reads
 the canonical graded-outputs JSONL (one row per item and system).
 
 Scores keep each metric's usual scale: chrf_code and bleu 0-100 (as sacrebleu), the others 0-1.
+Metric options: --codebleu-weights, --codebleu-dataflow, --chrf-char-order, --chrf-word-order,
+--chrf-beta, --ruby-level, or any option as --option METRIC.KEY=VALUE. One item is scored
+without a confidence interval (an interval needs at least 2 items).
 
 examples:
   cgm score --references refs.txt --predictions model.txt
   cgm score --references refs.txt --predictions a.txt b.txt --metrics chrf_code ruby --json out.json
   cgm score --predictions outputs.jsonl --per-item items.csv
   cgm score --graded hs.graded.jsonl --system gcnn
+  cgm score --references refs.txt --predictions model.txt --codebleu-weights 0.1,0.1,0.4,0.4
+  generate | cgm score --references refs.txt --predictions - --json - | jq .systems
 """
 
 
@@ -82,7 +90,7 @@ def score_table(
         for system in systems:
             rows = stats[name][system]
             entry: dict = {"score": metric.corpus_score(rows), "low": None, "high": None}
-            if library is not None:
+            if library is not None and len(rows) >= 2:  # an interval needs 2 items
                 value, low, high = library.bootstrap_ci(
                     rows, metric, n_resamples=n_resamples, seed=seed, confidence=confidence
                 )
@@ -154,14 +162,18 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(metrics()))
         return 0
     lang = common.check_language(args.lang)
-    metric_set = common.load_metrics(args.metrics or common.DEFAULT_METRICS, lang,
-                                     explicit=bool(args.metrics))
+    names = args.metrics or common.DEFAULT_METRICS
+    metric_set = common.load_metrics(names, lang, explicit=bool(args.metrics),
+                                     options=_options.metric_options(args, names))
     references, systems = read_data(args, args.predictions or [])
     report_skipped(metric_set)
     runner = common.StatisticsRunner(args.jobs, common.want_progress(args), args.ray)
     stats = runner.run(metric_set, systems, references)
     table_data = score_table(metric_set, stats, args.n_resamples, args.seed, args.confidence)
-    if common.significance_library() is None:
+    if len(references) < 2:
+        common.note("note: one item: scores without confidence intervals (an interval needs "
+                    "at least 2 items)")
+    elif common.significance_library() is None:
         common.note("note: confidence intervals skipped: cgm_metrics.significance is not "
                     "available in this installation")
     print(f"{len(references)} items, language {lang}")
