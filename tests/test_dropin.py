@@ -353,3 +353,19 @@ def test_codexglue_command_line_errors(tmp_path):
     done = _run_cli("--refs", str(tmp_path / "missing.txt"), "--hyp", str(hyp), "--lang", "java")
     assert done.returncode == 2 and "missing.txt" in done.stderr
     assert not Path(tmp_path / "missing.txt").exists()
+
+
+def test_ruby_module_takes_references_mixing_strings_and_lists():
+    """Every module makes a mixed batch uniform before evaluate casts it (evaluate alone would
+    split a string after a list into characters): the same scores as all lists."""
+    import evaluate
+
+    ruby = evaluate.load(str(METRICS_DIR / "ruby"))
+    predictions = ["x = a + b", "print(y)"]
+    as_lists = [["x = a + b", "x = b + a"], ["print(x)"]]
+    mixed = [as_lists[0], as_lists[1][0]]
+    expected = ruby.compute(predictions=predictions, references=as_lists, lang="python",
+                            return_per_sample=True)
+    got = ruby.compute(predictions=predictions, references=mixed, lang="python",
+                       return_per_sample=True)
+    assert got["scores"] == expected["scores"]

@@ -6,7 +6,7 @@ from evaluate.utils.file_utils import add_start_docstrings
 
 from cgm_metrics.chrf import ChrfCodeMetric
 from cgm_metrics.core.inputs import CheckedModule, check_flag, check_inputs, check_int, check_number
-from cgm_metrics.hub import code_features, uniform_references
+from cgm_metrics.hub import code_features
 
 _CITATION = """\
 @inproceedings{popovic-2015-chrf,
@@ -124,13 +124,6 @@ class ChrfCode(CheckedModule, evaluate.Metric):
                 "https://aclanthology.org/W17-4770",
                 "https://arxiv.org/abs/2208.03133",
             ],
-        )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch; references may mix strings and lists (evaluate alone would cast the
-        items after the first to the first one's shape, silently)."""
-        return super().add_batch(
-            predictions=predictions, references=uniform_references(references), **kwargs
         )
 
     def _compute(

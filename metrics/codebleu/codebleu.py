@@ -6,7 +6,7 @@ import evaluate
 
 from cgm_metrics.codebleu import compute_codebleu
 from cgm_metrics.core.inputs import CheckedModule, check_flag
-from cgm_metrics.hub import code_features, uniform_references
+from cgm_metrics.hub import code_features
 
 _CITATION = """\
 @misc{ren2020codebleu,
@@ -84,13 +84,6 @@ class Codebleu(CheckedModule, evaluate.Metric):
                 "https://arxiv.org/abs/2009.10297",
                 "https://pypi.org/project/codebleu/0.7.0/",
             ],
-        )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch; references may mix strings and lists (evaluate alone would cast the
-        items after the first to the first one's shape, silently)."""
-        return super().add_batch(
-            predictions=predictions, references=uniform_references(references), **kwargs
         )
 
     def _compute(

@@ -39,22 +39,6 @@ def code_features() -> list[datasets.Features]:
     ]
 
 
-def uniform_references(references: Any) -> Any:
-    """``references`` with one shape for the whole batch: a list of references per item as
-    soon as one item has a list.
-
-    evaluate picks the features from the first item only and casts the others to them, so in
-    a mixed batch a string after a list becomes a list of its characters and a list after a
-    string becomes its repr, silently. Modules call this in ``add_batch``.
-    """
-    if isinstance(references, (list, tuple)):
-        lists = [isinstance(item, (list, tuple)) for item in references]
-        if any(lists) and not all(lists):
-            return [item if is_list else [item] for item, is_list in zip(references, lists,
-                                                                         strict=True)]
-    return references
-
-
 def _dataframe(gr: Any, headers: list[str]) -> Any:
     """A gradio Dataframe input with one row, on gradio 5 and 6 alike."""
     parameters = inspect.signature(gr.Dataframe).parameters
