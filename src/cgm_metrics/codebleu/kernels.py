@@ -67,13 +67,6 @@ def _intern(buf, n, table, pool, offs, lens, counts):
     return ident
 
 
-def _table_size(items: int) -> int:
-    size = 16
-    while size < 2 * items + 2:
-        size *= 2
-    return size
-
-
 # ---------------------------------------------------------------------------------------
 # tree structure: subtree ends, tokens (the package's leaves), token positions
 # ---------------------------------------------------------------------------------------
