@@ -34,6 +34,9 @@ rm "$dist/build.log"
 python -m twine check --strict "$dist"/*
 rm -rf "$dist"
 
+# Compile the CodeBLEU kernels once (numba's disk cache) before the test workers need them.
+python -c "from cgm_metrics.codebleu import compute_codebleu as c; c(['x = 1'], [['x = 1']], lang='python')"
+
 export HF_EVALUATE_OFFLINE=1
 python -m ruff check src tests benchmarks metrics spaces
 python -m mypy   # the library (src/), configured in setup.cfg

@@ -89,7 +89,7 @@ class LanguageTables:
         self.is_branch = self._flags(rules.branch)
         self.has_else = np.array(["else" in label for label in self.name_list], np.bool_)
 
-        def kind(label: str) -> int:
+        def kind_of(label: str) -> int:
             return names.get(label, -2) if label else -2
 
         def field(label: str) -> int:
@@ -105,20 +105,20 @@ class LanguageTables:
         R[K.R_BRANCH_STYLE] = {"python": 0, "plain": 1, "flagged": 2}[rules.branch_style]
         R[K.R_KEEPS_INPUT] = 1 if rules.branch_keeps_input == "always" else 0
         R[K.R_FOR_IN_STYLE] = 1 if rules.for_in_style == "ruby" else 0
-        R[K.R_RESTART] = kind(rules.c_for_restart)
-        R[K.R_UPDATE_OF] = kind(rules.c_for_update_of)
+        R[K.R_RESTART] = kind_of(rules.c_for_restart)
+        R[K.R_UPDATE_OF] = kind_of(rules.c_for_update_of)
         R[K.R_FOREACH_NAME] = field(rules.foreach_name)
         R[K.R_FOREACH_VALUE] = field(rules.foreach_value)
         R[K.R_FOREACH_PHP] = int(rules.foreach_php)
         R[K.R_HAS_FIRST] = int(bool(rules.first))
-        R[K.R_COMMA] = kind(",")
-        R[K.R_BLOCK] = kind("block")
-        R[K.R_FOR_IN_CLAUSE] = kind("for_in_clause")
-        R[K.R_OPERATOR_ASSIGNMENT] = kind("operator_assignment")
-        R[K.R_ELIF_CLAUSE] = kind("elif_clause")
-        R[K.R_ELSE_CLAUSE] = kind("else_clause")
-        R[K.R_VARIABLE_NAME] = kind("variable_name")
-        R[K.R_IDENTIFIER] = kind("identifier")
+        R[K.R_COMMA] = kind_of(",")
+        R[K.R_BLOCK] = kind_of("block")
+        R[K.R_FOR_IN_CLAUSE] = kind_of("for_in_clause")
+        R[K.R_OPERATOR_ASSIGNMENT] = kind_of("operator_assignment")
+        R[K.R_ELIF_CLAUSE] = kind_of("elif_clause")
+        R[K.R_ELSE_CLAUSE] = kind_of("else_clause")
+        R[K.R_VARIABLE_NAME] = kind_of("variable_name")
+        R[K.R_IDENTIFIER] = kind_of("identifier")
         R[K.R_COMMENT] = self.comment
         R[K.R_F_LEFT] = field("left")
         R[K.R_F_RIGHT] = field("right")
