@@ -18,6 +18,7 @@ import math
 import numpy as np
 import pytest
 from conftest import METRICS_DIR
+from hostile_programs import needs_sandbox
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -162,7 +163,8 @@ def _load(name):
 
 def test_every_module_is_covered():
     modules = sorted(p.name for p in METRICS_DIR.iterdir() if (p / f"{p.name}.py").exists())
-    assert modules == sorted([*MODULE_KEYS, "paired_significance"]), "add its properties here"
+    assert modules == sorted([*MODULE_KEYS, "code_eval", "paired_significance"]), (
+        "add its properties here")
 
 
 @pytest.mark.parametrize("name", sorted(MODULE_KEYS))
@@ -170,13 +172,14 @@ def test_module_properties(name):
     module = _load(name)
     key, scale = MODULE_KEYS[name]
     metric = cgm_metrics.get_metric(name, lang="python")
+    options = {"lang": "python"} if name == "codebleu" else {}  # CodeBLEU requires lang
 
     @SETTINGS
     @given(batch=batches(max_items=3))
     def check(batch):
         predictions, references = batch
         result = module.compute(predictions=predictions, references=references,
-                                return_per_sample=True)
+                                return_per_sample=True, **options)
         assert _in_range(result[key], scale), result
         scores = result["scores"]
         assert len(scores) == len(predictions)
@@ -186,7 +189,7 @@ def test_module_properties(name):
         assert result[key] == pytest.approx(library["score"], abs=1e-12)
         assert scores == pytest.approx(library["per_item"], abs=1e-12)
         with pytest.raises(ValueError, match="differ in length"):
-            module.compute(predictions=predictions, references=references + [["x"]])
+            module.compute(predictions=predictions, references=references + [["x"]], **options)
 
     check()
 
@@ -209,5 +212,39 @@ def test_paired_significance_properties():
             assert math.isfinite(result[key]), result
         assert result["delta"] == pytest.approx(result["score_b"] - result["score_a"], abs=1e-9)
         assert result["n_items"] == len(predictions)
+
+    check()
+
+
+@needs_sandbox
+def test_code_eval_properties(monkeypatch):
+    """code_eval on random candidates (unicode noise, code that does not parse, right and
+    wrong solutions, early exits): no crash, one result per candidate in order, a candidate
+    passes exactly when it is a right solution, and pass@k is the unbiased estimator of
+    those outcomes."""
+    monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
+    module = _load("code_eval")
+    right = "def f(x):\n    return x + 1\n"
+    known = [right, "def f(x):\n    return x\n", "import sys\ndef f(x):\n    return x\nsys.exit(0)\n",
+             "def f(x)\n    return x + 1\n"]
+    candidate = st.one_of(st.sampled_from(known), st.text(max_size=40))
+
+    @settings(SETTINGS, max_examples=6)
+    @given(tasks=st.lists(st.lists(candidate, min_size=2, max_size=3), min_size=1, max_size=2))
+    def check(tasks):
+        pass_at_k, results = module.compute(predictions=tasks,
+                                            references=["assert f(1) == 2"] * len(tasks),
+                                            k=[1, 2], num_workers=2, timeout=5.0)
+        for task_id, candidates in enumerate(tasks):
+            outcomes = [record["passed"] for _, record in results[task_id]]
+            assert [c for c, _ in results[task_id]] == list(range(len(candidates)))
+            assert outcomes == [c == right for c in candidates]
+        n = np.array([len(c) for c in tasks])
+        c = np.array([sum(x == right for x in cands) for cands in tasks])
+        for k in (1, 2):
+            expected = np.mean([1.0 if n_i - c_i < k else
+                                1.0 - math.comb(int(n_i - c_i), k) / math.comb(int(n_i), k)
+                                for n_i, c_i in zip(n, c, strict=True)])
+            assert pass_at_k[f"pass@{k}"] == pytest.approx(expected, abs=1e-12)
 
     check()

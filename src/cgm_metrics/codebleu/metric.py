@@ -220,6 +220,7 @@ class CodeBleuMetric(Metric):
         self.weights = weights
         self.dataflow = dataflow
         self.tokenize = check_tokenizer(tokenizer)
+        self.custom_tokenizer = tokenizer is not None
         self.keywords = frozenset(KEYWORDS[spec.name]) if keywords is None else keywords
         self.rules = RULES[spec.name]
         self.comment_style = _comment_style(spec.name)
@@ -234,11 +235,13 @@ class CodeBleuMetric(Metric):
         """One row per item (see the column constants of this module).
 
         Computed by the compiled kernels (``fast.py``) unless ``CGM_CODEBLEU_ENGINE=python``
-        selects the pure-Python reference below; both give the same rows.
+        selects the pure-Python reference below; both give the same rows. The kernels split
+        tokens on whitespace (the package's default), so a custom ``tokenizer`` (any Python
+        callable) is run by the reference path.
         """
         from .fast import compiled_statistics, engine
 
-        if engine() == "compiled":
+        if engine() == "compiled" and not self.custom_tokenizer:
             return compiled_statistics(self, predictions, references, timings)
         clock = time.process_time
         spent = {"ngrams": 0.0, "parse": 0.0, "syntax": 0.0, "dataflow": 0.0}
