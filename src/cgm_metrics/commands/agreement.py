@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from . import _options
+from ._common import positive_int
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -30,10 +31,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--metrics", nargs="+", metavar="NAME", default=None,
                         help="metrics to compare: keys of the rows' 'scores', or registered "
                         "metrics computed from prediction/references (default: all 'scores')")
-    parser.add_argument("--n-resamples", type=_positive_int, default=None, metavar="R",
+    parser.add_argument("--n-resamples", type=positive_int, default=None, metavar="R",
                         dest="n_resamples",
                         help="bootstrap resamples (default: 500 for evtikhiev2023, else 1000)")
-    parser.add_argument("--resamples", type=_positive_int, dest="n_resamples",
+    parser.add_argument("--resamples", type=positive_int, dest="n_resamples",
                         help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=_options.seed, default=None,
                         help="random seed (default: 42 for evtikhiev2023, else 12345)")
@@ -90,16 +91,6 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         plot(result, args.plot)
     return 0
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _write(path: str, writer, result) -> None:
