@@ -49,12 +49,10 @@ def one_process(name: str, predictions, references) -> np.ndarray:
 
 def process_pool(name: str, predictions, references, jobs: int) -> np.ndarray:
     """The CLI's ``--jobs`` runner (a process pool over chunks of items)."""
-    from cgm_metrics.commands._common import MetricSet, StatisticsRunner
+    from cgm_metrics.evaluation import compute_statistics, load_metrics
 
-    metric = cgm_metrics.get_metric(name, lang="python")
-    metric_set = MetricSet(names=[name], metrics={name: metric},
-                           options={name: {"lang": "python"}})
-    return StatisticsRunner(jobs).run(metric_set, {"s": predictions}, references)[name]["s"]
+    metric_set = load_metrics([name], "python")
+    return compute_statistics(metric_set, {"s": predictions}, references, jobs=jobs)[name]["s"]
 
 
 def on_ray(name: str, predictions, references, workers: int, batch_size: int) -> np.ndarray:

@@ -19,10 +19,10 @@ from conftest import shared_data
 
 import cgm_metrics
 from cgm_metrics import cli
+from cgm_metrics.agreement.data import read_graded_jsonl
+from cgm_metrics.errors import InputError
 from cgm_metrics.io import (
-    InputError,
     escape_code,
-    read_graded,
     read_predictions,
     read_references,
     unescape_code,
@@ -128,10 +128,12 @@ def test_jsonl_references_lists_and_errors(tmp_path):
 
 
 def test_graded_reader_on_hearthstone():
-    data = read_graded(shared_data("hearthstone", "hs.graded.jsonl"))
-    assert data.systems == ["gcnn", "nl2code"]
-    assert len(data.items) == 66 and len(data.references) == 66
-    assert all(len(data.predictions[s]) == 66 for s in data.systems)
+    data = read_graded_jsonl(shared_data("hearthstone", "hs.graded.jsonl"),
+                             require_grades=False, require_text=True)
+    references, systems = data.outputs()
+    assert data.systems == list(systems) == ["gcnn", "nl2code"]
+    assert len(data.items) == 66 and len(references) == 66
+    assert all(len(systems[s]) == 66 for s in data.systems)
 
 
 # ---------------------------------------------------------------- help and usage
@@ -221,7 +223,7 @@ def test_internal_error_exits_2(monkeypatch, capsys, files):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(score, "score_table", broken)
+    monkeypatch.setattr(score, "print_scores", broken)
     code = cli.main(["score", "--references", str(files["refs"]), "--predictions",
                      str(files["a"]), "--metrics", "edit_sim"])
     assert code == 2
@@ -322,9 +324,10 @@ def test_compare_graded_hearthstone_matches_significance_library(tmp_path):
                  "--csv", table)
     assert result.returncode == 0, result.stderr
     payload = json.loads(out.read_text())
-    data = read_graded(path)
+    references, systems = read_graded_jsonl(path, require_grades=False,
+                                            require_text=True).outputs()
     metric = get_metric("chrf_code", lang="python")
-    stats = {s: metric.statistics(data.predictions[s], data.references) for s in data.systems}
+    stats = {s: metric.statistics(predictions, references) for s, predictions in systems.items()}
     expected = compare_systems(stats, metric).to_dict()["pairs"][0]
     assert "comparison" not in payload["metrics"]["chrf_code"]  # each pair once
     (pair,) = payload["metrics"]["chrf_code"]["pairs"]
@@ -379,7 +382,8 @@ def test_demo_scores_equal_the_library(demo_run):
     refs = [t["reference"] for t in data["tasks"]]
     for name in payload["metrics"]:
         for system, entry in payload["metrics"][name]["scores"].items():
-            expected = cgm_metrics.score(name, data["systems"][system]["outputs"], refs)
+            expected = cgm_metrics.score(name, data["systems"][system]["outputs"], refs,
+                                         lang=data["lang"])
             assert entry["score"] == pytest.approx(expected["score"], abs=1e-9)
 
 
@@ -713,7 +717,7 @@ AGREEMENT_FAST = ("--resamples", "20", "--no-synthetic", "--no-correlations", "-
 def test_agreement_output_into_an_unwritable_folder_is_a_user_error(tmp_path, option):
     path = shared_data("hearthstone", "hs.graded.jsonl")
     _user_error(cgm("agreement", path, *AGREEMENT_FAST, option, "/proc/cgm-test/out.png"),
-                "cannot use /proc/cgm-test/out.png")
+                "Cannot write /proc/cgm-test/out.png")
     blocker = _plain(tmp_path / "file.txt", ["x"])
     _user_error(cgm("agreement", path, *AGREEMENT_FAST, option, f"{blocker}/out.png"),
                 "Not a directory")
@@ -808,3 +812,70 @@ def test_two_outputs_on_stdout_are_refused(pair_files):
     refs, a, _ = pair_files
     _user_error(cgm("score", "--references", refs, "--predictions", a, "--json", "-",
                     "--csv", "-"), "only one output can go to stdout")
+
+
+# ---------------------------------------------------------------- atomic output files
+
+
+@pytest.mark.parametrize("option", ["--json", "--csv", "--per-item"])
+def test_a_write_that_fails_part_way_keeps_the_previous_file(files, tmp_path, option):
+    """Every output goes to a temporary file beside the target and is renamed over it when
+    complete: a file size limit hit mid-write (``ulimit -f``) is a user error (exit 1) and
+    leaves the previous result whole, with no partial file beside it."""
+    import resource
+
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "out" / "out.json"
+    previous = json.dumps({"previous": "result"}) + "\n"
+    target.write_text(previous)
+    args = [sys.executable, "-m", "cgm_metrics", "score", "--references", str(files["refs"]),
+            "--predictions", str(files["a"]), "--metrics", "chrf_code", option, str(target)]
+
+    def limit_file_size():  # 40 bytes: every result here is larger
+        resource.setrlimit(resource.RLIMIT_FSIZE, (40, 40))
+
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300,
+                            preexec_fn=limit_file_size,
+                            env=dict(os.environ, HF_EVALUATE_OFFLINE="1"))
+    _user_error(result, f"Cannot write {target}", "previous file")
+    assert target.read_text() == previous
+    assert sorted(p.name for p in target.parent.iterdir()) == ["out.json"]
+
+
+def test_output_files_keep_the_mode_of_the_file_they_replace(files, tmp_path):
+    target = tmp_path / "scores.json"
+    target.write_text("{}")
+    target.chmod(0o640)
+    result = cgm("score", "--references", files["refs"], "--predictions", files["a"],
+                 "--metrics", "chrf_code", "--json", target)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(target.read_text())["command"] == "score"
+    assert target.stat().st_mode & 0o777 == 0o640
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0, 1.5, 3.0])
+def test_ctrl_c_exits_130_at_any_moment(tmp_path, delay):
+    """SIGINT while Python starts, while numpy, tree-sitter and the compiled CodeBLEU kernels
+    load, or while scoring: exit 130 with one line, never a traceback or exit 2. (A signal
+    that comes before ``cgm`` itself runs, in the interpreter's own start-up, ends it by
+    SIGINT, which shells also report as 130.)"""
+    import signal
+    import time
+
+    refs = _plain(tmp_path / "refs.txt", [f"def f{i}(a, b):  return a + b * {i}"
+                                          for i in range(3000)])
+    preds = _plain(tmp_path / "sys.txt", [f"def f{i}(x, y):  return x - y * {i}"
+                                          for i in range(3000)])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cgm_metrics", "score", "--references", str(refs),
+         "--predictions", str(preds), "--metrics", "codebleu", "ruby"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, HF_EVALUATE_OFFLINE="1"))
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode in (130, -signal.SIGINT), (process.returncode, stderr)
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr

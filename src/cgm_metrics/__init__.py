@@ -3,25 +3,42 @@
 >>> import cgm_metrics
 >>> "chrf_code" in cgm_metrics.metrics()
 True
+>>> "python" in cgm_metrics.languages()
+True
 
-The registry functions are imported on first use, so ``import cgm_metrics`` (and ``cgm
---help``) does not load numpy.
+The functions are imported on first use, so ``import cgm_metrics`` (and ``cgm --help``) does
+not load numpy, and plugins (entry points ``cgm_metrics.metrics`` and
+``cgm_metrics.languages``) are looked for only when a metric or a language is first needed.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .core.languages import LanguageSpec
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "get_metric", "metrics", "module_path", "module_paths", "score"]
+__all__ = ["LanguageSpec", "__version__", "get_metric", "languages", "metrics", "module_path",
+           "module_paths", "score"]
+
+
+def languages() -> list[str]:
+    """Every usable language: the built-in ones and those of installed plugins, sorted."""
+    from .core.languages import supported_languages
+
+    return supported_languages()
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("get_metric", "metrics", "score"):
+    if name in ("get_metric", "metrics"):
         from . import registry
 
         return getattr(registry, name)
+    if name == "score":
+        from .evaluation import score
+
+        return score
     if name in ("module_path", "module_paths"):
         from . import loading
 

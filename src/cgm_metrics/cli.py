@@ -8,8 +8,9 @@
 Each subcommand lives in ``cgm_metrics.commands.<name>`` and exposes ``add_parser(subparsers)``
 and ``run(args) -> int``. Exit codes: 0 success, 1 usage or input error (one line that says
 what to fix: a bad option, a file that cannot be read or written, malformed input), 2 only
-for an internal error (a bug). ``--json -`` (or ``--csv -``, ``--per-item -``) writes that
-result alone to stdout and everything else to stderr.
+for an internal error (a bug), 130 when interrupted (Ctrl-C, at any moment: while heavy
+modules load too). ``--json -`` (or ``--csv -``, ``--per-item -``) writes that result alone
+to stdout and everything else to stderr.
 """
 
 from __future__ import annotations
@@ -17,16 +18,18 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
 
 from . import __version__
-from .io import InputError
+from .errors import InputError
 
 EXIT_OK = 0
 EXIT_INPUT = 1
 EXIT_INTERNAL = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 
 COMMANDS = ("demo", "score", "compare", "agreement", "modules")
 
@@ -38,41 +41,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # one line: what is wrong and where the usage is (not the whole usage block)
         self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
-
-
-def _missing_command(name: str, reason: str):
-    def add_parser(subparsers) -> None:
-        parser = subparsers.add_parser(
-            name, help=f"(not available: {reason})", description=f"Not available: {reason}"
-        )
-        parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-        parser.set_defaults(run=run)
-
-    def run(args: argparse.Namespace) -> int:
-        print(f"cgm: `cgm {name}` is not available in this installation: {reason}.",
-              file=sys.stderr)
-        return EXIT_INTERNAL
-
-    return add_parser
-
-
-def _command_adders():
-    """``add_parser`` of every subcommand; a missing module becomes a clear placeholder."""
-    adders = []
-    for name in COMMANDS:
-        module_name = f"cgm_metrics.commands.{name}"
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-            adders.append(_missing_command(name, f"the module {module_name} is not installed"))
-            continue
-        except Exception as error:  # a broken command must not take the others down
-            adders.append(_missing_command(name, f"{module_name} failed to import ({error})"))
-            continue
-        adders.append(module.add_parser)
-    return adders
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,13 +56,39 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", help="show the full traceback of internal errors"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for add_parser in _command_adders():
-        add_parser(subparsers)
+    for name in COMMANDS:
+        importlib.import_module(f"cgm_metrics.commands.{name}").add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``cgm`` with ``argv`` (default: the process arguments); returns the exit code."""
+    if hasattr(signal, "SIGXFSZ"):  # a file size limit: an error to report, not a kill
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        return _run(argv)
+    except BaseException as error:  # noqa: BLE001 - Ctrl-C at any moment, even mid-import
+        if _interrupted(error):
+            print("cgm: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if isinstance(error, SystemExit):
+            raise
+        return _internal_error(None, error)
+
+
+def _interrupted(error: BaseException | None) -> bool:
+    """True when ``error`` is, or was caused by, a Ctrl-C (compiled code loading when it
+    came may wrap it in a ``SystemError``)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -103,22 +97,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return EXIT_INPUT
-    from .commands import _options
+    from .commands import _output
 
-    targets = _options.stdout_targets(args)
+    targets = _output.stdout_targets(args)
     if len(targets) > 1:
         print(f"cgm {args.command}: error: only one output can go to stdout ('-'), got "
               f"{' and '.join(targets)}; write the others to files.", file=sys.stderr)
         return EXIT_INPUT
     try:
-        with _options.results_only_on_stdout(bool(targets)):
+        with _output.results_only_on_stdout(bool(targets)):
             return int(args.run(args) or 0)
     except InputError as error:
         print(f"cgm {args.command}: error: {error}", file=sys.stderr)
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        print("cgm: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # e.g. `cgm ... | head`
         return EXIT_OK
     except OSError as error:
@@ -130,6 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_INPUT
         return _internal_error(args, error)
     except Exception as error:  # anything else is our bug, not the user's
+        if _interrupted(error):
+            raise
         return _internal_error(args, error)
 
 
@@ -138,11 +131,12 @@ USER_PATH_ERRORS = {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, err
                     errno.ELOOP, errno.EINVAL}
 
 
-def _internal_error(args: argparse.Namespace, error: BaseException) -> int:
-    if args.debug:
-        traceback.print_exc()
+def _internal_error(args: argparse.Namespace | None, error: BaseException) -> int:
+    if args is not None and args.debug:
+        traceback.print_exception(error)
+    command = f"cgm {args.command}" if args is not None else "cgm"
     print(
-        f"cgm {args.command}: internal error: {type(error).__name__}: {error}\n"
+        f"{command}: internal error: {type(error).__name__}: {error}\n"
         "This is a bug in cgm-metrics; rerun with `cgm --debug ...` for the traceback "
         "and report it.",
         file=sys.stderr,

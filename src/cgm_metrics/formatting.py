@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 
 def format_value(value: float | None, scale: float) -> str:
@@ -28,3 +29,21 @@ def matrix_rows(systems: Sequence[str], pairs: Sequence[dict]) -> list[list[str]
         text = format_p(pair["p_adjusted"]) + ("*" if pair["significant"] else "")
         cell[(pair["a"], pair["b"])] = cell[(pair["b"], pair["a"])] = text
     return [[a] + ["-" if a == b else cell.get((a, b), "") for b in systems] for a in systems]
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays as Python numbers and lists, NaN as None and
+    result objects as their ``to_dict()``: what ``json.dumps`` can write."""
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if hasattr(value, "to_dict"):
+        return to_jsonable(value.to_dict())
+    if type(value).__module__ == "numpy":
+        value = value.tolist() if hasattr(value, "tolist") else value
+        if isinstance(value, list):
+            return to_jsonable(value)
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    return value

@@ -1,4 +1,5 @@
-"""Reading predictions and references from files, for the ``cgm`` command.
+"""Files: reading predictions and references (for ``cgm`` and the Space), and writing
+results atomically.
 
 Two formats:
 
@@ -16,32 +17,38 @@ Two formats:
   references for one item). Blank lines are skipped; errors name the line number.
 
 The canonical graded-outputs JSONL (one row per item and system, see ARCHITECTURE.md) is read by
-:func:`read_graded`.
+:func:`cgm_metrics.agreement.data.read_graded_jsonl`, the one reader of that format.
 
 The path ``-`` is standard input. A pipe (FIFO), a terminal or standard input is read until
 its writer closes it; a notice on stderr says so before reading starts, so a command waiting
 on one is never silent.
 
-Every problem a user can fix raises :class:`InputError` (a ``ValueError``) naming the file,
-the line and the fix.
+Every problem a user can fix raises :class:`~cgm_metrics.errors.InputError` (a
+``ValueError``) naming the file, the line and the fix.
+
+Results are written with :func:`write_atomic` (or :func:`atomic_path` for writers that want a
+path, such as matplotlib): into a temporary file beside the target, renamed over it only when
+complete, so a write that fails part-way (a full disk, a file size limit, Ctrl-C) leaves the
+previous file as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import os
 import re
 import stat
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from .errors import InputError
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 FORMATS = ("auto", "text", "jsonl")
-
-
-class InputError(ValueError):
-    """A problem with the user's input files that the user can fix."""
 
 
 _UNESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
@@ -288,39 +295,6 @@ def check_same_length(counts: list[tuple[str, int]]) -> None:
         )
 
 
-@dataclass(frozen=True)
-class GradedData:
-    """Systems' outputs on shared items from a canonical graded-outputs JSONL file."""
-
-    items: list[object]  # item ids in order of first appearance
-    systems: list[str]  # system names in order of first appearance
-    references: list[list[str]]  # per item
-    predictions: dict[str, list[str]]  # per system, aligned with ``items``
-    grades: dict[str, list[float | None]]  # per system, the aggregated "grade" when present
-
-
-def read_graded(path: str | Path) -> GradedData:
-    """Read the canonical graded JSONL (one row per item and system, in any order) with the
-    one reader of the format, :func:`cgm_metrics.agreement.data.read_graded_jsonl`; grades
-    are optional here, predictions and references required."""
-    from .agreement.data import read_graded_jsonl
-
-    data = read_graded_jsonl(path, require_grades=False, require_text=True)
-    assert data.predictions is not None and data.references is not None  # require_text
-    grades: dict[str, list[float | None]] = {system: [None] * data.n_items
-                                              for system in data.systems}
-    if data.grade is not None:
-        grades = {system: [float(v) for v in data.grade[s]]
-                  for s, system in enumerate(data.systems)}
-    return GradedData(
-        items=list(data.items),
-        systems=list(data.systems),
-        references=data.references,
-        predictions={s: data.predictions[i] for i, s in enumerate(data.systems)},
-        grades=grades,
-    )
-
-
 def system_names(paths: Sequence[str | Path], names: Sequence[str] | None) -> list[str]:
     """Names for system files: ``names`` if given, else the file stems (paths if stems
     repeat); every name made printable (:func:`safe_name`)."""
@@ -340,3 +314,98 @@ def system_names(paths: Sequence[str | Path], names: Sequence[str] | None) -> li
     if len(set(paths)) != len(paths):
         raise InputError("The same system file is given twice; give each system once.")
     return [safe_name(str(p)) for p in paths]
+
+
+def read_outputs(
+    system_paths: Sequence[str | Path],
+    reference_paths: Sequence[str | Path] | None = None,
+    fmt: str = "auto",
+    field: str = "prediction",
+    reference_field: str = "references",
+    unescape: bool = False,
+    names: Sequence[str] | None = None,
+) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """References (a list per item) and ``{system: predictions}`` from files.
+
+    References come from ``reference_paths`` (several files give several references per
+    item) or, when there are none, from the reference field of the first JSONL system file.
+    """
+    every_path = [*system_paths, *(reference_paths or [])]
+    if sum(str(p) == STDIN for p in every_path) > 1:
+        raise InputError("Only one input can be read from standard input ('-'); give the "
+                         "others as files.")
+    system_list = list(system_paths)
+    labels = system_names(system_list, names)
+    systems = {label: read_predictions(path, fmt, field, unescape)
+               for label, path in zip(labels, system_list, strict=True)}
+    if reference_paths:
+        sources = [(str(path), read_references(path, fmt, reference_field, unescape))
+                   for path in reference_paths]
+    else:
+        jsonl = [p for p in system_list if detect_format(p, fmt) == "jsonl"]
+        if not jsonl:
+            raise InputError(
+                "No references: give --references FILE (or system files in JSONL with a "
+                f"{reference_field!r} field)."
+            )
+        sources = [(str(jsonl[0]), read_references(jsonl[0], fmt, reference_field, unescape))]
+    check_same_length(
+        [(path, len(refs)) for path, refs in sources]
+        + [(str(path), len(systems[label])) for label, path in zip(labels, system_list,
+                                                                    strict=True)]
+    )
+    references = merge_references(sources)
+    if not references:
+        raise InputError("The input files are empty; give at least one item to score.")
+    return references, systems
+
+
+# ---------------------------------------------------------------- writing results
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; renamed to ``path`` when the block ends
+    without an error, removed otherwise (the previous ``path`` stays as it was). Missing
+    folders are created; a place that cannot be written is an :class:`InputError`."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
+                                             dir=target.parent)
+        os.close(handle)
+    except OSError as error:
+        blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        reason = (f"{os.strerror(errno.ENOTDIR)} ({blocker} is a file, not a folder)"
+                  if blocker is not None else error.strerror)
+        raise InputError(f"Cannot write {path}: {reason}; choose another path.") from None
+    part = Path(temporary)
+    try:
+        try:
+            yield part
+            mode = target.stat().st_mode & 0o7777 if target.exists() else _default_mode()
+            os.chmod(part, mode)
+            os.replace(part, target)
+        except OSError as error:
+            raise InputError(f"Cannot write {path}: {error.strerror or error}; choose another "
+                             "path (the previous file, if any, is unchanged).") from None
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _default_mode() -> int:
+    """The mode a new file gets from ``open`` under the current umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8; characters UTF-8 cannot encode, such as lone
+    surrogates from file names, as backslash escapes) to ``path`` atomically."""
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "backslashreplace")
+    with atomic_path(path) as part, open(part, "wb") as handle:
+        handle.write(raw)
+        handle.flush()
+        os.fsync(handle.fileno())

@@ -9,6 +9,13 @@ A metric turns each item into a row of statistics and turns a (summed) row into 
 
 Metrics defined per item (RUBY, EDIT-SIM, sentence averages) use rows ``[value, 1]`` so that
 the corpus score of summed rows is the mean of the item values (:class:`MeanOfItems`).
+
+A metric class also describes itself (class attributes, read by the registry, the CLI's
+``--list-metrics``, the Space's tables and menus): ``name``, ``display_name``,
+``description`` (one line), ``scale`` (100 or 1), ``higher_is_better``, ``languages`` (the
+languages it covers, or None for any language, plugin languages and plain text included),
+``runs_code`` and ``seconds_per_1k_chars`` (the worst cost measured by
+``benchmarks/metric_cost.py``).
 """
 
 from __future__ import annotations
@@ -23,11 +30,24 @@ from .core.inputs import check_inputs
 
 
 class Metric(ABC):
-    """A metric bound to its options. Subclasses set ``name`` and ``scale``."""
+    """A metric bound to its options. Subclasses set ``name`` and the metadata below, and
+    take ``lang`` in their constructor."""
 
+    #: the registry name (``cgm_metrics.get_metric(name)``, ``--metrics name``)
     name: ClassVar[str]
+    #: how people write it ("chrF", "CodeBLEU"); the name when empty
+    display_name: ClassVar[str] = ""
+    #: one line: what it measures (the Space's explanations, ``cgm score --list-metrics``)
+    description: ClassVar[str] = ""
     scale: ClassVar[float] = 1.0  # 100 for BLEU and chrF (sacrebleu's scale), 1 otherwise
     higher_is_better: ClassVar[bool] = True
+    #: canonical names of the languages it covers; None: any language (plugins included)
+    languages: ClassVar[tuple[str, ...] | None] = None
+    #: True when scoring runs the code (never offered where code must not run, the Space)
+    runs_code: ClassVar[bool] = False
+    #: worst measured seconds per 1,000 characters scored (prediction plus references), as
+    #: ``python benchmarks/metric_cost.py`` prints it; None: not measured
+    seconds_per_1k_chars: ClassVar[float | None] = None
 
     #: the options :func:`cgm_metrics.get_metric` built the metric with (None otherwise);
     #: worker processes rebuild the metric from its name and these
@@ -55,6 +75,11 @@ class Metric(ABC):
         """Named parts of the score (e.g. CodeBLEU's four components); none by default."""
         return {}
 
+    def item_labels(self, stats: np.ndarray) -> dict[str, list[str]]:
+        """Named per-item labels read from statistics rows ``[n_items, k]`` (e.g. the level
+        RUBY used for each item); none by default."""
+        return {}
+
     def item_scores(self, stats: np.ndarray) -> np.ndarray:
         return np.asarray(self.score_from_statistics(np.asarray(stats, dtype=np.float64)))
 
@@ -69,14 +94,19 @@ class Metric(ABC):
         return "|".join(parts)
 
     def compute(self, predictions: Any, references: Any, per_item: bool = False) -> dict:
-        """Validate inputs and return ``{"score", "per_item"?, "signature"}``."""
+        """Validate inputs and return ``{"score", components..., "per_item"?,
+        "item_labels"?, "signature"}``: the one result of a metric on a corpus, which
+        ``cgm_metrics.score`` and the evaluate modules return (in their own keys)."""
         preds, refs = check_inputs(predictions, references)
-        stats = self.statistics(preds, refs)
+        stats = np.asarray(self.statistics(preds, refs), dtype=np.float64)
         result: dict[str, Any] = {"score": self.corpus_score(stats)}
         components = self.components_from_statistics(stats.sum(axis=0))
         result.update({key: float(value) for key, value in components.items()})
         if per_item:
             result["per_item"] = [float(x) for x in self.item_scores(stats)]
+            labels = self.item_labels(stats)
+            if labels:
+                result["item_labels"] = labels
         result["signature"] = self.signature()
         return result
 

@@ -1,19 +1,31 @@
-"""One registry of metrics, looked up by name by the CLI, the Space and the significance engine.
+"""One registry of metrics, looked up by name by every consumer (the evaluation pipeline, the
+CLI, the Space, the significance engine, the agreement analysis).
 
-Adding a metric means adding one entry to ``_REGISTRY`` ("module:Class" of a
-:class:`~cgm_metrics.metric.Metric` subclass); the consumers do not change.
+A name points at a :class:`~cgm_metrics.metric.Metric` subclass as ``"module:Class"``. The
+built-in metrics are the table below; another package adds one with an entry point of the
+group ``cgm_metrics.metrics`` (``name = "module:Class"``). Both go through the same loader
+(:func:`metric_class`), so adding a built-in metric is one line here and adding a plugin one
+line in its own package. The class carries its metadata (display name, scale, direction,
+description, languages, whether it runs code, cost): nothing else needs to know about it.
+
+Plugins are discovered on first use of the registry (not on ``import cgm_metrics``); a
+plugin whose name is built in, or that fails to load, is reported and left out.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
+import threading
+import warnings
 from typing import TYPE_CHECKING, Any
+
+from .core.plugins import METRICS_GROUP, entry_points, load
 
 if TYPE_CHECKING:
     from .metric import Metric
 
-_REGISTRY: dict[str, str] = {
+#: the built-in metrics, read by the same loader as the entry points of other packages
+BUILTIN_METRICS: dict[str, str] = {
     "chrf_code": "cgm_metrics.chrf:ChrfCodeMetric",
     "codebleu": "cgm_metrics.codebleu:CodeBleuMetric",
     "ruby": "cgm_metrics.ruby:RubyMetric",
@@ -23,22 +35,91 @@ _REGISTRY: dict[str, str] = {
     "meteor": "cgm_metrics.classic:MeteorMetric",
 }
 
+_TABLE: dict[str, Any] | None = None  # name -> "module:Class" or an entry point
+_CLASSES: dict[str, type[Metric]] = {}
+_LOCK = threading.RLock()
+
+
+def _table() -> dict[str, Any]:
+    """Built-in names and the names of installed plugins (read once)."""
+    global _TABLE
+    with _LOCK:
+        if _TABLE is None:
+            table: dict[str, Any] = dict(BUILTIN_METRICS)
+            for name, point in entry_points(METRICS_GROUP).items():
+                if name in table:
+                    warnings.warn(f"metric plugin {name} = {point.value} left out: {name!r} is "
+                                  "a built-in metric.", RuntimeWarning, stacklevel=3)
+                    continue
+                table[name] = point
+            _TABLE = table
+        return _TABLE
+
 
 def metrics() -> list[str]:
-    """The names of the registered metrics, sorted."""
-    return sorted(_REGISTRY)
+    """The names of every registered metric (built-in and plugins), sorted."""
+    return sorted(_table())
+
+
+def is_plugin(name: str) -> bool:
+    """True when ``name`` comes from another package's entry point."""
+    return name in _table() and name not in BUILTIN_METRICS
 
 
 def metric_class(name: str) -> type[Metric]:
-    if not isinstance(name, str) or name not in _REGISTRY:
+    """The class registered as ``name``. An unknown name is a ``ValueError`` listing the
+    metrics; a target that cannot be imported, or is not a proper :class:`Metric`, an
+    ``ImportError`` saying which and why."""
+    table = _table()
+    if not isinstance(name, str) or name not in table:
         raise ValueError(f"Unknown metric {name!r}. Available metrics: {', '.join(metrics())}.")
-    module_name, class_name = _REGISTRY[name].split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    with _LOCK:
+        if name in _CLASSES:
+            return _CLASSES[name]
+        target = table[name]
+        if isinstance(target, str):
+            import importlib
+
+            module_name, class_name = target.split(":")
+            cls = getattr(importlib.import_module(module_name), class_name)
+        else:
+            cls = load(target)
+        problem = _class_problem(name, cls)
+        if problem:
+            raise ImportError(f"metric {name!r} ({getattr(target, 'value', target)}) cannot be "
+                              f"used: {problem}")
+        _CLASSES[name] = cls
+        return cls
 
 
-def metric_options(name: str) -> dict[str, Any]:
-    """The options of metric ``name`` and their defaults, as its constructor declares them."""
-    parameters = inspect.signature(metric_class(name).__init__).parameters
+def _class_problem(name: str, cls: Any) -> str | None:
+    """What is wrong with a registered class, or None."""
+    from .metric import Metric
+
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        return (f"it is {cls!r}, not a subclass of cgm_metrics.metric.Metric (or MeanOfItems)")
+    if getattr(cls, "name", None) != name:
+        return f"its class attribute `name` is {getattr(cls, 'name', None)!r}, not {name!r}"
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
+        return f"it does not implement {missing}"
+    scale = getattr(cls, "scale", None)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
+        return f"its `scale` must be a positive number (1 or 100), got {scale!r}"
+    languages = cls.languages
+    if languages is not None and (
+        not isinstance(languages, tuple) or not all(isinstance(x, str) for x in languages)
+    ):
+        return f"its `languages` must be a tuple of language names or None, got {languages!r}"
+    if "lang" not in metric_parameters(cls):
+        return "its constructor must take `lang`"
+    return None
+
+
+def metric_parameters(cls: type) -> dict[str, Any]:
+    """The constructor options of a metric class and their defaults
+    (``inspect.Parameter.empty`` for a required one)."""
+    parameters = inspect.signature(cls.__init__).parameters
     return {
         key: parameter.default
         for key, parameter in parameters.items()
@@ -47,14 +128,45 @@ def metric_options(name: str) -> dict[str, Any]:
     }
 
 
+def metric_options(name: str) -> dict[str, Any]:
+    """The options of metric ``name`` and their defaults, as its constructor declares them."""
+    return metric_parameters(metric_class(name))
+
+
+def check_language_support(cls: type[Metric], lang: Any) -> str | None:
+    """The canonical name of ``lang`` when the metric ``cls`` can score it (None when ``lang``
+    is None and the metric needs none). A metric that covers only some languages
+    (``cls.languages`` is a tuple) needs ``lang``: never a silent default."""
+    from .core.languages import resolve_language
+    from .errors import UnsupportedLanguageError
+
+    if lang is None:
+        if cls.languages is not None:
+            raise UnsupportedLanguageError(
+                f"{cls.display_name or cls.name} needs `lang`: one of "
+                f"{', '.join(cls.languages)}; e.g. lang="
+                f"{'python' if 'python' in cls.languages else cls.languages[0]!r}."
+            )
+        return None
+    spec = resolve_language(lang)
+    if cls.languages is not None and spec.name not in cls.languages:
+        raise UnsupportedLanguageError(
+            f"{cls.display_name or cls.name} does not support lang={spec.name!r}. Supported "
+            f"languages: {', '.join(cls.languages)}."
+        )
+    return spec.name
+
+
 def get_metric(name: str, **options: Any) -> Metric:
     """The metric ``name`` bound to ``options`` (e.g. ``lang="python"``).
 
     Options are checked against the ones the metric declares (its constructor's signature):
     an unknown option is a ``ValueError`` listing them. Every metric takes ``lang`` and
-    rejects an unknown language, even the ones whose tokens do not depend on it.
+    rejects an unknown language; a metric that covers only some languages (CodeBLEU)
+    requires it and names the ones it covers.
     """
-    declared = metric_options(name)
+    cls = metric_class(name)
+    declared = metric_parameters(cls)
     unknown = sorted(set(options) - set(declared))
     if unknown:
         listing = ", ".join(f"{key}={value!r}" for key, value in declared.items())
@@ -62,22 +174,10 @@ def get_metric(name: str, **options: Any) -> Metric:
             f"Unknown option {', '.join(repr(key) for key in unknown)} for metric {name!r}. "
             f"Its options (with defaults): {listing}."
         )
-    metric = metric_class(name)(**options)
+    if "lang" in options or cls.languages is not None:
+        lang = options.get("lang")
+        if not isinstance(lang, (list, tuple)):  # k4black's one-element list: the metric checks
+            check_language_support(cls, lang)
+    metric = cls(**options)
     metric.init_options = dict(options)
     return metric
-
-
-def score(
-    name: str,
-    predictions: Any,
-    references: Any,
-    lang: str = "python",
-    per_item: bool = False,
-    **options: Any,
-) -> dict:
-    """Score with the metric ``name``.
-
-    Returns ``{"score": corpus or mean score, "per_item": [...] (when asked), "signature"}``
-    plus any named components of the metric.
-    """
-    return get_metric(name, lang=lang, **options).compute(predictions, references, per_item)

@@ -42,7 +42,7 @@ class Task:
     references: list[list[str]]
 
 
-def _check_jobs(jobs: Any) -> int:
+def check_jobs(jobs: Any) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"`jobs` must be a positive integer (processes), got {jobs!r}.")
     return jobs
@@ -85,7 +85,7 @@ def compute_many(
     with ``jobs > 1`` the items are split into chunks of :data:`CHUNK_SIZE` spread over
     ``jobs`` processes. ``progress(n)`` is told how many items were finished.
     """
-    jobs = _check_jobs(jobs)
+    jobs = check_jobs(jobs)
     for task in tasks:
         if not isinstance(task.metric, Metric):
             raise TypeError(

@@ -1,6 +1,6 @@
 """Reading the canonical graded-outputs JSONL (one row per item and system): the one reader
-of the format (``cgm compare --graded`` and ``cgm score --graded`` read it through
-:func:`cgm_metrics.io.read_graded`).
+of the format (``cgm agreement``, and ``cgm compare --graded`` / ``cgm score --graded``
+through :meth:`GradedData.outputs`).
 
 ```
 {"item": 0, "system": "gcnn", "prediction": "...", "references": ["..."],
@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..io import InputError, read_jsonl_rows
+from ..errors import InputError
+from ..io import read_jsonl_rows
 
 
 class GradedInputError(InputError):
@@ -51,6 +52,24 @@ class GradedData:
     @property
     def n_systems(self) -> int:
         return len(self.systems)
+
+    def outputs(self, systems: Any = None) -> tuple[list[list[str]], dict[str, list[str]]]:
+        """References per item and ``{system: predictions}`` (of ``systems`` when given, in
+        that order), for scoring; the file must have been read with ``require_text``."""
+        if self.predictions is None or self.references is None:
+            raise GradedInputError("The graded rows lack 'prediction' or 'references'; every "
+                                   "row needs both to be scored.")
+        names = list(self.systems)
+        if systems:
+            missing = [name for name in systems if name not in self.systems]
+            if missing:
+                raise GradedInputError(
+                    f"no system {', '.join(repr(m) for m in missing)}; the systems are: "
+                    f"{', '.join(self.systems)}."
+                )
+            names = list(dict.fromkeys(systems))
+        return self.references, {name: self.predictions[self.systems.index(name)]
+                                 for name in names}
 
 
 def _where(source: str, number: int) -> str:

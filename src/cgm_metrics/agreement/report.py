@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+from ..io import atomic_path, write_atomic
 from .analysis import AgreementResult
 
 CSV_FIELDS = ("metric", "bin", "pairs", "significant", "not_significant", "mismatches",
@@ -54,7 +55,7 @@ def to_json(result: AgreementResult, path: str | Path | None = None) -> str:
         f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in items
     ) + "\n}"
     if path is not None:
-        Path(path).write_text(text + "\n", encoding="utf-8")
+        write_atomic(path, text + "\n")
     return text
 
 
@@ -67,7 +68,7 @@ def to_csv(result: AgreementResult, path: str | Path | None = None) -> str:
             writer.writerow({"metric": metric, **{k: row[k] for k in CSV_FIELDS[1:]}})
     text = buffer.getvalue()
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_atomic(path, text)
     return text
 
 
@@ -103,5 +104,6 @@ def plot(result: AgreementResult, path: str | Path) -> Path:
         axes[index // columns][index % columns].set_visible(False)
     figure.suptitle(f"Metric vs human differences per model pair ({result.protocol})")
     path = Path(path)
-    figure.savefig(path, dpi=110)
+    with atomic_path(path) as part:  # the format from the target's extension, not the part's
+        figure.savefig(part, dpi=110, format=path.suffix.lstrip(".").lower() or "png")
     return path

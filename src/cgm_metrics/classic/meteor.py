@@ -81,6 +81,10 @@ class MeteorMetric(MeanOfItems):
     """
 
     name = "meteor"
+    display_name = "METEOR"
+    description = ("Unigram alignment with stems and WordNet synonyms, with a penalty for "
+                   "fragmented matches, 0-1.")
+    seconds_per_1k_chars = 0.015
 
     def __init__(
         self,

@@ -33,6 +33,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..errors import MetricUnavailableError
+
 WORDNET_VERSION = "3.0"
 
 #: The lexicographer files of WordNet 3.0: (name, syntactic category), numbered from 00,
@@ -145,7 +147,7 @@ _DEBIAN_SOURCE = Path("/usr/share/wordnet")
 _VERSION = re.compile(r"Word[nN]et (\d+\+?|\d+\.\d+) Copyright")
 
 
-class WordNetNotFoundError(LookupError):
+class WordNetNotFoundError(MetricUnavailableError, LookupError):
     """WordNet 3.0 is not installed where nltk looks; the message gives the fix."""
 
 

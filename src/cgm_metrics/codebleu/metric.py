@@ -188,6 +188,12 @@ class CodeBleuMetric(Metric):
     """
 
     name = "codebleu"
+    display_name = "CodeBLEU"
+    description = ("The mean of four parts, 0-1: n-gram match (BLEU), weighted n-gram match "
+                   "(keywords count more), syntax match (AST subtrees) and dataflow match "
+                   "(variable dependencies). Identical to the codebleu package.")
+    languages = CODEBLEU_LANGUAGES
+    seconds_per_1k_chars = 0.2
 
     def __init__(
         self,

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import _common as common
+from ..errors import InputError
+from ..formatting import format_p, format_value, matrix_rows
+from ..io import atomic_path, write_atomic
+
+if TYPE_CHECKING:
+    from ..evaluation import CompareResult
 
 
 def _pyplot():
@@ -38,7 +44,8 @@ def plot_scores(results: dict, systems: list[str], path: Path) -> None:
         ax.set_xlabel("score (95% CI)")
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic_path(path) as part:
+        fig.savefig(part, dpi=110, format="png")
     plt.close(fig)
 
 
@@ -55,7 +62,7 @@ def plot_significance(results: dict, systems: list[str], path: Path, correction:
         for pair in results[name]["pairs"]:
             i, j = index[pair["a"]], index[pair["b"]]
             matrix[i, j] = matrix[j, i] = pair["p_adjusted"]
-            text = common.format_p(pair["p_adjusted"]) + ("*" if pair["significant"] else "")
+            text = format_p(pair["p_adjusted"]) + ("*" if pair["significant"] else "")
             labels[i][j] = labels[j][i] = text
         image = ax.imshow(matrix, cmap="RdYlGn_r", vmin=0.0, vmax=1.0)
         for i in range(len(systems)):
@@ -69,7 +76,8 @@ def plot_significance(results: dict, systems: list[str], path: Path, correction:
         ax.set_yticklabels(systems if column == 0 else [])
         ax.set_title(f"{name}: {correction} p")
     fig.colorbar(image, ax=list(axes[0]), shrink=0.8, label="adjusted p-value")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    with atomic_path(path) as part:
+        fig.savefig(part, dpi=110, bbox_inches="tight", format="png")
     plt.close(fig)
 
 
@@ -84,22 +92,19 @@ def write_report(
     directory: str,
     title: str,
     intro: str,
-    results: dict,
-    systems: list[str],
-    n_items: int,
-    settings: dict,
+    comparison: CompareResult,
     correction_name: str,
     extra_columns: dict[str, dict[str, str]] | None = None,
 ) -> list[Path]:
     """Write ``report.md``, ``scores.png`` and ``significance.png`` into ``directory``."""
-    from .compare import matrix_rows
-
+    results = comparison.rows()
+    systems, n_items, settings = comparison.systems, comparison.n_items, comparison.settings
     folder = Path(directory)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise common.InputError(f"Cannot create the report folder {directory}: "
-                                f"{error.strerror}.") from None
+        raise InputError(f"Cannot create the report folder {directory}: "
+                         f"{error.strerror}.") from None
     scores_png = folder / "scores.png"
     significance_png = folder / "significance.png"
     plot_scores(results, systems, scores_png)
@@ -113,9 +118,9 @@ def write_report(
         row = [system] + [column[system] for column in extra_columns.values()]
         for result in results.values():
             s, scale = result["scores"][system], result["scale"]
-            row.append(f"{common.format_value(s['score'], scale)} "
-                       f"[{common.format_value(s['low'], scale)}, "
-                       f"{common.format_value(s['high'], scale)}]")
+            row.append(f"{format_value(s['score'], scale)} "
+                       f"[{format_value(s['low'], scale)}, "
+                       f"{format_value(s['high'], scale)}]")
         rows.append(row)
     parts += ["## Scores", "", _md_table(headers, rows), "", "![scores](scores.png)", ""]
     parts += ["## Pairwise comparisons", "",
@@ -126,12 +131,12 @@ def write_report(
         scale = result["scale"]
         parts += [f"### {name}", "", _md_table(
             ["A vs B", "B - A", "p", f"p ({correction_name})", "MDD", "verdict"],
-            [[f"{p['a']} vs {p['b']}", f"{p['delta']:+.4g}", common.format_p(p["p_value"]),
-              common.format_p(p["p_adjusted"]), common.format_value(p["mdd"], scale),
+            [[f"{p['a']} vs {p['b']}", f"{p['delta']:+.4g}", format_p(p["p_value"]),
+              format_p(p["p_adjusted"]), format_value(p["mdd"], scale),
               p["verdict"]] for p in result["pairs"]],
         ), "", _md_table([""] + systems, matrix_rows(systems, result["pairs"])), "",
             f"Signature: `{result['signature']}`", ""]
     parts += ["![significance matrix](significance.png)", ""]
     report = folder / "report.md"
-    report.write_text("\n".join(parts), encoding="utf-8")
+    write_atomic(report, "\n".join(parts))
     return [report, scores_png, significance_png]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import _options
-from ._common import positive_int
+from . import _arguments, _output
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -31,16 +30,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--metrics", nargs="+", metavar="NAME", default=None,
                         help="metrics to compare: keys of the rows' 'scores', or registered "
                         "metrics computed from prediction/references (default: all 'scores')")
-    parser.add_argument("--n-resamples", type=positive_int, default=None, metavar="R",
+    parser.add_argument("--n-resamples", type=_arguments.positive_int, default=None, metavar="R",
                         dest="n_resamples",
                         help="bootstrap resamples (default: 500 for evtikhiev2023, else 1000)")
-    parser.add_argument("--resamples", type=positive_int, dest="n_resamples",
+    parser.add_argument("--resamples", type=_arguments.positive_int, dest="n_resamples",
                         help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=_options.seed, default=None,
+    parser.add_argument("--seed", type=_arguments.seed, default=None,
                         help="random seed (default: 42 for evtikhiev2023, else 12345)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    parser.add_argument("--bins", type=_options.bin_edge, nargs="+", default=None,
-                        metavar="EDGE", action=_options.BinEdges,
+    parser.add_argument("--bins", type=_arguments.bin_edge, nargs="+", default=None,
+                        metavar="EDGE", action=_arguments.BinEdges,
                         help="edges of the metric-difference bins in points "
                         "(default: 0 2 5 10 100; the study's HearthStone tables use 0 1 2 4 100)")
     parser.add_argument("--grade-range", type=float, nargs=2, default=(0.0, 4.0),
@@ -57,7 +56,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="write the full result as JSON ('-' = stdout)")
     parser.add_argument("--csv", metavar="OUT", help="write the per-bin table as CSV "
                         "('-' = stdout)")
-    parser.add_argument("--plot", metavar="FILE.png", type=_options.plot_file,
+    parser.add_argument("--plot", metavar="FILE.png", type=_arguments.plot_file,
                         help="draw metric vs human deltas (.png, .pdf, .svg, ...)")
     parser.set_defaults(run=run)
     return parser
@@ -94,9 +93,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(path: str, writer, result) -> None:
-    """``writer(result, path)``, or its text on stdout for ``-``."""
-    if path == "-":
-        text = writer(result)
-        _options.result_stream().write(text if text.endswith("\n") else text + "\n")
-    else:
-        writer(result, path)
+    """The text of ``writer(result)`` to ``path`` (atomically), or to stdout for ``-``."""
+    text = writer(result)
+    _output.write_text(path, text if text.endswith("\n") else text + "\n")

@@ -12,10 +12,11 @@ import argparse
 import json
 from importlib import resources
 
+from .. import evaluation
+from ..errors import InputError
 from ..io import escape_code
-from . import _common as common
+from . import _arguments, _output
 from . import compare as compare_command
-from . import score as score_command
 
 DESCRIPTION = """\
 Run the whole evaluation on example data shipped with cgm-metrics: 45 Python tasks with
@@ -43,7 +44,7 @@ def add_parser(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--metrics", nargs="+", metavar="NAME",
-                        help=f"metrics (default: {' '.join(common.DEFAULT_METRICS)})")
+                        help=f"metrics (default: {' '.join(evaluation.DEFAULT_METRICS)})")
     parser.add_argument("--report", metavar="DIR",
                         help="write report.md with scores.png and significance.png to DIR")
     parser.add_argument("--export", metavar="DIR",
@@ -51,7 +52,7 @@ def add_parser(subparsers) -> None:
                         "file per system, escaped one item per line: read them with "
                         "--unescape) to DIR, then exit")
     compare_command.add_test_arguments(parser)
-    common.add_output_arguments(parser)
+    _arguments.add_output_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -63,8 +64,6 @@ def load_demo() -> dict:
 
 def export(data: dict, directory: str) -> list[str]:
     from pathlib import Path
-
-    from ..io import InputError
 
     folder = Path(directory)
     if folder.exists() and not folder.is_dir():
@@ -86,12 +85,13 @@ def export(data: dict, directory: str) -> list[str]:
     return written
 
 
-def reading(results: dict, pass_rate: dict[str, str]) -> str:
+def reading(result: evaluation.CompareResult, pass_rate: dict[str, str]) -> str:
     """The plain-language summary: where the metrics disagree, and what the demo shows."""
     lines = ["Reading it:"]
-    first = next(iter(results.values()))
+    rows = result.rows()
+    first = next(iter(rows.values()))
     for index, pair in enumerate(first["pairs"]):
-        verdicts = {name: result["pairs"][index]["verdict"] for name, result in results.items()}
+        verdicts = {name: entry["pairs"][index]["verdict"] for name, entry in rows.items()}
         if len(set(verdicts.values())) > 1:
             detail = "; ".join(f"{name}: {verdict}" for name, verdict in verdicts.items())
             lines.append(f"- the metrics disagree on {pair['a']} vs {pair['b']} ({detail}).")
@@ -117,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
               + " ".join(f"{args.export}/{name}.txt" for name in data["systems"]))
         return 0
     lang = data["lang"]
-    metric_set = common.load_metrics(args.metrics or common.DEFAULT_METRICS, lang,
-                                     explicit=bool(args.metrics))
+    metric_set = evaluation.load_metrics(args.metrics or evaluation.DEFAULT_METRICS, lang,
+                                         explicit=bool(args.metrics))
     references = [[task["reference"]] for task in data["tasks"]]
     systems = {name: system["outputs"] for name, system in data["systems"].items()}
     names = list(systems)
@@ -128,48 +128,40 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"cgm demo: {len(references)} Python tasks with reference solutions, "
           f"{len(names)} systems (hand-written example data)")
-    print(common.table(
+    print(_output.table(
         ["system", "passes tests", "what it is"],
         [[name, pass_rate[name], data["systems"][name]["description"]] for name in names],
         align="lrl",
     ))
-    score_command.report_skipped(metric_set)
-    runner = common.StatisticsRunner(args.jobs, common.want_progress(args))
-    stats = runner.run(metric_set, systems, references)
+    _output.report_skipped(metric_set.skipped)
+    scoring = evaluation.Evaluation(metric_set, references, systems, jobs=args.jobs,
+                                    ray=args.ray, progress=_output.want_progress(args))
+    result = compare_command.compare(scoring, args)
+    compare_command.print_comparison(result)
+    print("\n" + reading(result, pass_rate))
 
-    library = common.significance_library()
-    if library is None:
-        common.note("note: significance tests skipped: cgm_metrics.significance is not "
-                    "available in this installation; showing scores only")
-        table_data = score_command.score_table(metric_set, stats, 1000, args.seed, 0.95)
-        score_command.print_scores(metric_set, table_data, 0.95)
-        return 0
-    results = compare_command.run_comparison(metric_set, stats, args)
-    compare_command.print_comparison(results, names, len(references), args)
-    print("\n" + reading(results, pass_rate))
-
-    settings = compare_command.settings(args)
-    payload = {"command": "demo", "n_items": len(references), "lang": lang,
-               "systems": names, "pass_rate": pass_rate, **settings,
-               "skipped_metrics": metric_set.skipped, "metrics": results}
+    payload = result.to_dict()
+    payload = {"command": "demo", "n_items": payload.pop("n_items"),
+               "lang": payload.pop("lang"), "systems": payload.pop("systems"),
+               "pass_rate": pass_rate, **payload}
     if args.json:
-        common.write_json(args.json, payload)
+        _output.write_json(args.json, payload)
     if args.csv:
-        common.write_csv(args.csv, *compare_command.pair_csv(results))
+        _output.write_csv(args.csv, *result.records())
     if args.report:
         from ._report import write_report
 
         intro = (f"{len(references)} hand-written Python tasks with reference solutions; "
                  f"systems: " + "; ".join(f"**{n}**: {data['systems'][n]['description']}"
                                           for n in names) + ".\n\n"
-                 + reading(results, pass_rate).replace("Reading it:\n", ""))
+                 + reading(result, pass_rate).replace("Reading it:\n", ""))
         if metric_set.skipped:
             intro += " Skipped metrics: " + ", ".join(metric_set.skipped) + "."
         paths = write_report(
-            args.report, "cgm demo report", intro, results, names, len(references), settings,
+            args.report, "cgm demo report", intro, result,
             compare_command.CORRECTION_NAMES[args.correction],
             extra_columns={"passes tests": pass_rate},
         )
-        common.write_json(str(paths[0].with_name("results.json")), payload)
+        _output.write_json(str(paths[0].with_name("results.json")), payload)
         print(f"\nReport written: {', '.join(str(p) for p in paths)}")
     return 0

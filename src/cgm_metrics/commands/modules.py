@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..io import InputError
+from ..errors import InputError
 from ..loading import module_path, module_paths
 
 DESCRIPTION = """\

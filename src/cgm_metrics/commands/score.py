@@ -5,14 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ..io import InputError
-from . import _common as common
-from . import _options
-
-if TYPE_CHECKING:
-    import numpy as np
+from .. import evaluation
+from ..formatting import format_value
+from . import _arguments, _output
 
 DESCRIPTION = """\
 Score one or more systems' outputs against references, with bootstrap confidence intervals.
@@ -47,13 +43,14 @@ def add_parser(subparsers) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    common.add_data_arguments(parser, predictions=True)
-    common.add_input_arguments(parser)
-    common.add_metric_arguments(parser)
+    _arguments.add_data_arguments(parser, predictions=True)
+    _arguments.add_input_arguments(parser)
+    _arguments.add_metric_arguments(parser)
     parser.add_argument("--list-metrics", action="store_true",
-                        help="list the registered metrics and exit")
-    common.add_resampling_arguments(parser)
-    common.add_output_arguments(parser)
+                        help="list the registered metrics (with their scale, languages and "
+                        "what they measure) and the languages, then exit")
+    _arguments.add_resampling_arguments(parser)
+    _arguments.add_output_arguments(parser)
     parser.add_argument(
         "--per-item", metavar="FILE",
         help="write per-item scores (CSV if FILE ends in .csv, else JSONL)",
@@ -61,137 +58,72 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def read_data(args: argparse.Namespace, system_paths) -> tuple[list[list[str]], dict]:
-    """References and systems from --graded or from reference/system files."""
-    if args.graded:
-        if system_paths:
-            raise InputError("Give either --graded or system files, not both.")
-        return common.load_graded(args.graded, args.system)
-    if args.system:
-        raise InputError("--system selects systems of a --graded file; give --graded FILE.")
-    if not system_paths:
-        raise InputError("No systems: give --predictions FILE (or --graded FILE).")
-    return common.load_inputs(args, system_paths)
+def list_metrics() -> None:
+    """The registry's metrics with their metadata, and every usable language."""
+    from ..core.languages import supported_languages
+
+    for entry in evaluation.describe_metrics():
+        scale = "0-100" if entry["scale"] >= 10 else "0-1"
+        languages = ", ".join(entry["languages"]) if entry["languages"] else "any language"
+        origin = "; plugin" if entry["plugin"] else ""
+        runs = "; runs the code" if entry["runs_code"] else ""
+        print(f"{entry['name']}  ({entry['display_name']}, {scale}, {languages}{runs}{origin})")
+        if entry["description"]:
+            print(f"    {entry['description']}")
+    print(f"\nlanguages (--lang): {', '.join(supported_languages())}")
 
 
-def score_table(
-    metric_set: common.MetricSet,
-    stats: dict[str, dict[str, np.ndarray]],
-    n_resamples: int,
-    seed: int,
-    confidence: float,
-) -> dict[str, dict[str, dict]]:
-    """``{system: {metric: {"score", "low", "high", components..., "signature"}}}``."""
-    library = common.significance_library()
-    systems = list(next(iter(stats.values())))
-    result: dict[str, dict[str, dict]] = {system: {} for system in systems}
-    for name in metric_set.names:
-        metric = metric_set.metrics[name]
-        for system in systems:
-            rows = stats[name][system]
-            entry: dict = {"score": metric.corpus_score(rows), "low": None, "high": None}
-            if library is not None and len(rows) >= 2:  # an interval needs 2 items
-                value, low, high = library.bootstrap_ci(
-                    rows, metric, n_resamples=n_resamples, seed=seed, confidence=confidence
-                )
-                entry.update(score=float(value), low=float(low), high=float(high))
-            for key, value in metric.components_from_statistics(rows.sum(axis=0)).items():
-                entry[key] = float(value)
-            entry["signature"] = metric.signature()
-            result[system][name] = entry
-    return result
-
-
-def print_scores(metric_set, table_data, confidence: float) -> None:
-    level = f"{confidence:.0%} CI"
-    headers = ["system"] + [f"{name} [{level}]" for name in metric_set.names]
+def print_scores(result: evaluation.ScoreResult) -> None:
+    level = f"{result.confidence:.0%} CI"
+    names = result.metric_set.names
+    headers = ["system"] + [f"{name} [{level}]" for name in names]
     rows = []
-    for system, by_metric in table_data.items():
+    for system, by_metric in result.table.items():
         row = [system]
-        for name in metric_set.names:
+        for name in names:
             entry = by_metric[name]
-            scale = metric_set.metrics[name].scale
-            text = common.format_value(entry["score"], scale)
+            scale = result.metric_set.metrics[name].scale
+            text = format_value(entry["score"], scale)
             if entry["low"] is not None:
-                text += (f" [{common.format_value(entry['low'], scale)}, "
-                         f"{common.format_value(entry['high'], scale)}]")
+                text += (f" [{format_value(entry['low'], scale)}, "
+                         f"{format_value(entry['high'], scale)}]")
             row.append(text)
         rows.append(row)
-    print(common.table(headers, rows))
+    print(_output.table(headers, rows))
 
 
-def csv_rows(metric_set, table_data):
-    headers = ["system", "metric", "score", "low", "high"]
-    rows = [
-        [system, name, entry["score"], entry["low"], entry["high"]]
-        for system, by_metric in table_data.items()
-        for name, entry in by_metric.items()
-    ]
-    return headers, rows
-
-
-def write_per_item(path: str, metric_set, stats) -> None:
-    systems = list(next(iter(stats.values())))
-    per_item = {
-        name: {s: metric_set.metrics[name].item_scores(stats[name][s]) for s in systems}
-        for name in metric_set.names
-    }
-    n_items = len(next(iter(per_item[metric_set.names[0]].values())))
-    records = [
-        {"item": index, "system": system,
-         **{name: float(per_item[name][system][index]) for name in metric_set.names}}
-        for system in systems
-        for index in range(n_items)
-    ]
+def write_per_item(path: str, result: evaluation.ScoreResult) -> None:
+    records = result.per_item()
     if Path(path).suffix.lower() == ".csv":
-        headers = ["item", "system"] + metric_set.names
-        common.write_csv(path, headers, [[r[h] for h in headers] for r in records])
+        headers = ["item", "system"] + result.metric_set.names
+        _output.write_csv(path, headers, [[r[h] for h in headers] for r in records])
     else:
-        common.write_text(path, "".join(json.dumps(r) + "\n" for r in records))
-
-
-def report_skipped(metric_set) -> None:
-    for name, reason in metric_set.skipped.items():
-        common.note(f"note: metric {name} skipped: {reason}")
+        _output.write_text(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
 def run(args: argparse.Namespace) -> int:
     if args.list_metrics:
-        from ..registry import metrics
-
-        print("\n".join(metrics()))
+        list_metrics()
         return 0
-    lang = common.check_language(args.lang)
-    names = args.metrics or common.DEFAULT_METRICS
-    metric_set = common.load_metrics(names, lang, explicit=bool(args.metrics),
-                                     options=_options.metric_options(args, names))
-    references, systems = read_data(args, args.predictions or [])
-    report_skipped(metric_set)
-    runner = common.StatisticsRunner(args.jobs, common.want_progress(args), args.ray)
-    stats = runner.run(metric_set, systems, references)
-    table_data = score_table(metric_set, stats, args.n_resamples, args.seed, args.confidence)
+    lang = evaluation.check_language(args.lang, "--lang")
+    names = args.metrics or evaluation.DEFAULT_METRICS
+    metric_set = evaluation.load_metrics(names, lang,
+                                         _arguments.metric_options(args, names),
+                                         explicit=bool(args.metrics))
+    references, systems = _arguments.read_inputs(args, args.predictions or [])
+    _output.report_skipped(metric_set.skipped)
+    scoring = evaluation.Evaluation(metric_set, references, systems, jobs=args.jobs,
+                                    ray=args.ray, progress=_output.want_progress(args))
+    result = scoring.scores(args.n_resamples, args.seed, args.confidence)
     if len(references) < 2:
-        common.note("note: one item: scores without confidence intervals (an interval needs "
-                    "at least 2 items)")
-    elif common.significance_library() is None:
-        common.note("note: confidence intervals skipped: cgm_metrics.significance is not "
-                    "available in this installation")
+        _output.note("note: one item: scores without confidence intervals (an interval needs "
+                     "at least 2 items)")
     print(f"{len(references)} items, language {lang}")
-    print_scores(metric_set, table_data, args.confidence)
+    print_scores(result)
     if args.json:
-        common.write_json(args.json, {
-            "command": "score",
-            "n_items": len(references),
-            "lang": lang,
-            "confidence": args.confidence,
-            "n_resamples": args.n_resamples,
-            "seed": args.seed,
-            "metrics": metric_set.names,
-            "skipped_metrics": metric_set.skipped,
-            "systems": table_data,
-        })
+        _output.write_json(args.json, {"command": "score", **result.to_dict()})
     if args.csv:
-        common.write_csv(args.csv, *csv_rows(metric_set, table_data))
+        _output.write_csv(args.csv, *result.records())
     if args.per_item:
-        write_per_item(args.per_item, metric_set, stats)
+        write_per_item(args.per_item, result)
     return 0

@@ -1,28 +1,26 @@
-"""The tiny shared parsing core: languages, parsing, comment stripping, tokenizers."""
+"""The tiny shared parsing core: languages, parsing, comment stripping, tokenizers, input
+checks. Names are imported on first use, so the language table alone does not load numpy or
+tree-sitter."""
 
-from .inputs import check_inputs, check_predictions, check_references
-from .languages import ALIASES, LANGUAGES, LanguageSpec, resolve_language, supported_languages
-from .parsing import ParsedCode, leaves, parse, walk
-from .text import normalize_identifiers, strip_comments
-from .tokenizers import code_tokens, leaf_tokens, tranx_tokenize, whitespace_tokens
+from __future__ import annotations
 
-__all__ = [
-    "ALIASES",
-    "LANGUAGES",
-    "LanguageSpec",
-    "ParsedCode",
-    "check_inputs",
-    "check_predictions",
-    "check_references",
-    "code_tokens",
-    "leaf_tokens",
-    "leaves",
-    "normalize_identifiers",
-    "parse",
-    "resolve_language",
-    "strip_comments",
-    "supported_languages",
-    "tranx_tokenize",
-    "walk",
-    "whitespace_tokens",
-]
+import importlib
+from typing import Any
+
+_WHERE = {
+    "check_inputs": "inputs", "check_predictions": "inputs", "check_references": "inputs",
+    "ALIASES": "languages", "LANGUAGES": "languages", "LanguageSpec": "languages",
+    "resolve_language": "languages", "supported_languages": "languages",
+    "ParsedCode": "parsing", "leaves": "parsing", "parse": "parsing", "walk": "parsing",
+    "normalize_identifiers": "text", "strip_comments": "text",
+    "code_tokens": "tokenizers", "leaf_tokens": "tokenizers", "tranx_tokenize": "tokenizers",
+    "whitespace_tokens": "tokenizers",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

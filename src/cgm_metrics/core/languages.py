@@ -1,13 +1,25 @@
-"""The language registry: one table row per language, read by every generic walker.
+"""The language table: one row per language, read by every generic walker.
 
 A row says which tree-sitter grammar parses the language and which node types matter to the
 metrics (comments, string literals, identifiers). Language differences live here as data,
 not as per-language code paths.
+
+The built-in rows are below; another package adds a language with an entry point of the
+group ``cgm_metrics.languages`` naming a :class:`LanguageSpec` instance::
+
+    [project.entry-points."cgm_metrics.languages"]
+    lua = "my_package:LUA"      # LUA = LanguageSpec(name="lua", module="tree_sitter_lua", ...)
+
+Plugin languages are found on first need (a name not built in, or the full list), never on
+import, and work in every metric that needs no per-language table of its own.
 """
 
 from __future__ import annotations
 
 import importlib
+import threading
+import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -18,7 +30,14 @@ if TYPE_CHECKING:  # tree-sitter is imported when a grammar is first needed
 
 @dataclass(frozen=True)
 class LanguageSpec:
-    """What the metrics need to know about one programming language."""
+    """What the metrics need to know about one programming language.
+
+    >>> spec = LanguageSpec(name="starlark", module="tree_sitter_python", function="language",
+    ...                     comment_types=["comment"], string_types=["string"],
+    ...                     identifier_types=["identifier"])
+    >>> spec.comment_types
+    frozenset({'comment'})
+    """
 
     name: str
     module: str  # the grammar wheel's import name
@@ -28,9 +47,31 @@ class LanguageSpec:
     identifier_types: frozenset[str]  # leaves renamed by identifier normalisation
     docstrings: bool = False  # Python: a string statement opening a body is documentation
 
+    def __post_init__(self) -> None:
+        for key in ("name", "module", "function"):
+            value = getattr(self, key)
+            if not isinstance(value, str) or not value.strip():
+                raise TypeError(f"LanguageSpec `{key}` must be a non-empty string, got "
+                                f"{value!r}.")
+        if self.name != self.name.strip().lower():
+            raise ValueError(f"LanguageSpec `name` must be lower case without spaces around "
+                             f"it, e.g. {self.name.strip().lower()!r}; got {self.name!r}.")
+        for key in ("comment_types", "string_types", "identifier_types"):
+            object.__setattr__(self, key, _node_types(getattr(self, key), key))
+
     @property
     def grammar(self) -> Language:
         return _load_grammar(self.module, self.function)
+
+
+def _node_types(value: object, key: str) -> frozenset[str]:
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise TypeError(f"LanguageSpec `{key}` must be a set or list of tree-sitter node type "
+                        f"names, got {value!r}.")
+    types = frozenset(value)
+    if not all(isinstance(item, str) for item in types):
+        raise TypeError(f"LanguageSpec `{key}` must hold strings, got {sorted(map(repr, types))}.")
+    return types
 
 
 @cache
@@ -176,9 +217,48 @@ ALIASES: dict[str, str] = {
 }
 
 
+_PLUGINS: dict[str, LanguageSpec] | None = None
+_PLUGINS_LOCK = threading.Lock()
+
+
+def plugin_languages() -> dict[str, LanguageSpec]:
+    """The languages of installed packages (entry points ``cgm_metrics.languages``), read
+    once. An entry point that fails to load, names no :class:`LanguageSpec`, or reuses a
+    built-in name or alias is left out with a warning saying why."""
+    global _PLUGINS
+    with _PLUGINS_LOCK:
+        if _PLUGINS is None:
+            from .plugins import LANGUAGES_GROUP, entry_points, load
+
+            found: dict[str, LanguageSpec] = {}
+            for name, point in entry_points(LANGUAGES_GROUP).items():
+                try:
+                    spec = load(point)
+                except ImportError as error:
+                    warnings.warn(f"language plugin left out: {error}", RuntimeWarning,
+                                  stacklevel=2)
+                    continue
+                problem = None
+                if not isinstance(spec, LanguageSpec):
+                    problem = (f"it names a {type(spec).__name__}, not a "
+                               "cgm_metrics.LanguageSpec")
+                elif spec.name in LANGUAGES or spec.name in ALIASES:
+                    problem = f"{spec.name!r} is a built-in language"
+                elif spec.name in found:
+                    problem = f"{spec.name!r} is declared by another entry point"
+                if problem:
+                    warnings.warn(f"language plugin {name} = {point.value} left out: {problem}.",
+                                  RuntimeWarning, stacklevel=2)
+                    continue
+                found[spec.name] = spec  # type: ignore[index, union-attr]
+            _PLUGINS = found
+        return _PLUGINS
+
+
 def supported_languages() -> list[str]:
-    """The canonical names of every supported language, sorted."""
-    return sorted(LANGUAGES)
+    """The canonical names of every usable language, sorted: the built-in ones and those
+    of installed plugins (``cgm_metrics.languages()``)."""
+    return sorted({*LANGUAGES, *plugin_languages()})
 
 
 def resolve_language(lang: object, argument: str = "lang") -> LanguageSpec:
@@ -196,9 +276,12 @@ def resolve_language(lang: object, argument: str = "lang") -> LanguageSpec:
         )
     key = lang.strip().lower()
     key = ALIASES.get(key, key)
-    if key not in LANGUAGES:
+    if key in LANGUAGES:
+        return LANGUAGES[key]
+    plugins = plugin_languages()
+    if key not in plugins:
         raise ValueError(
             f"Unknown language {lang!r} for `{argument}`. Supported: "
             f"{', '.join(supported_languages())} (aliases: {', '.join(sorted(ALIASES))})."
         )
-    return LANGUAGES[key]
+    return plugins[key]

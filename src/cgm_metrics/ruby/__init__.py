@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.inputs import check_inputs
 from ..core.languages import resolve_language
 from ..metric import MeanOfItems
 from .ged import graph_edit_distance, graph_similarity
@@ -37,10 +36,18 @@ class RubyMetric(MeanOfItems):
     """RUBY as a per-item metric: the corpus score is the mean of the item scores.
 
     Options: ``lang`` (default "python") and ``level`` (None: graph, then tree, then string;
-    or the first level to try).
+    or the first level to try). Rows are ``[value, 1, graph, tree, string]``: the last three
+    mark the level an item was scored at, so summed rows count the items of each level.
     """
 
     name = "ruby"
+    display_name = "RUBY"
+    description = ("Similarity of program-dependence graphs (Python, Java, JavaScript), or of "
+                   "syntax trees when the graph cannot be built, or of token strings when the "
+                   "code does not parse; 0-1. The level shows which one was used.")
+    seconds_per_1k_chars = 0.27
+    #: the languages of the graph level (the tree and string levels take any language)
+    graph_languages = PDG_LANGUAGES
 
     def __init__(self, lang: Any = "python", level: str | None = None, **options: Any) -> None:
         if options:
@@ -51,6 +58,9 @@ class RubyMetric(MeanOfItems):
         self.level = check_level(level)
         super().__init__(lang=self.language.name, level=self.level or "auto")
 
+    def columns(self) -> tuple[str, ...]:
+        return ("value", "count", *LEVELS)
+
     def item_results(
         self, predictions: list[str], references: list[list[str]]
     ) -> tuple[list[float], list[str]]:
@@ -59,6 +69,19 @@ class RubyMetric(MeanOfItems):
 
     def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
         return np.asarray(self.item_results(predictions, references)[0], dtype=np.float64)
+
+    def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
+        values, levels = self.item_results(predictions, references)
+        rows = np.zeros((len(values), 2 + len(LEVELS)), dtype=np.float64)
+        rows[:, 0] = values
+        rows[:, 1] = 1.0
+        for column, name in enumerate(LEVELS, start=2):
+            rows[:, column] = [level == name for level in levels]
+        return rows
+
+    def item_labels(self, stats: np.ndarray) -> dict[str, list[str]]:
+        marks = np.asarray(stats, dtype=np.float64)[:, 2:2 + len(LEVELS)]
+        return {"level": [LEVELS[int(index)] for index in np.argmax(marks, axis=1)]}
 
 
 def compute_ruby(
@@ -77,18 +100,18 @@ def compute_ruby(
     >>> result["levels"], result["sample_levels"]
     ({'graph': 1, 'tree': 0, 'string': 1}, ['string', 'graph'])
     """
-    if not isinstance(return_per_sample, bool):
-        raise TypeError(f"`return_per_sample` must be True or False, got {return_per_sample!r}.")
-    metric = RubyMetric(lang=lang, level=level)
-    preds, refs = check_inputs(predictions, references)
-    scores, levels = metric.item_results(preds, refs)
+    from ..core.inputs import check_flag
+
+    return_per_sample = check_flag(return_per_sample, "return_per_sample")
+    scored = RubyMetric(lang=lang, level=level).compute(predictions, references, per_item=True)
+    levels = scored["item_labels"]["level"]
     result: dict[str, Any] = {
-        "ruby": float(np.mean(scores)),
+        "ruby": scored["score"],
         "levels": {name: levels.count(name) for name in LEVELS},
     }
     if return_per_sample:
-        result["scores"] = [float(score) for score in scores]
-        result["sample_levels"] = list(levels)
+        result["scores"] = scored["per_item"]
+        result["sample_levels"] = levels
     return result
 
 

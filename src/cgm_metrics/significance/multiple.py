@@ -114,6 +114,15 @@ class Comparison:
     #: resampled scores per system (the draws of the intervals), not part of ``to_dict``
     resamples: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
+    def differences(self) -> dict[str, np.ndarray]:
+        """``{"a vs b": resampled score differences b - a}`` of every pair, from the draws
+        of the intervals (empty when the comparison kept no resamples)."""
+        if not self.resamples:
+            return {}
+        return {f"{pair.system_a} vs {pair.system_b}":
+                self.resamples[pair.system_b] - self.resamples[pair.system_a]
+                for pair in self.pairs}
+
     def to_dict(self) -> dict[str, Any]:
         result = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
                   if f.name != "resamples"}

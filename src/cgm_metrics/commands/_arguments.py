@@ -1,22 +1,23 @@
-"""Command-line options of ``cgm`` that need checking beyond argparse's types: metric options,
-seeds, plot formats, delta bins, and where results go when ``--json -`` asks for stdout.
+"""The arguments of the ``cgm`` subcommands: the argument groups they share, the value types
+that need checking beyond argparse's (seeds, probabilities, plot formats, delta bins, Ray
+addresses), metric options (``--option METRIC.KEY=VALUE`` and the named flags), and reading
+the input files the arguments name.
 
 Every check raises :class:`argparse.ArgumentTypeError` (a usage error, exit 1) or
-:class:`~cgm_metrics.io.InputError` (exit 1) with a message naming what to fix.
+:class:`~cgm_metrics.errors.InputError` (exit 1) with a message naming what to fix.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import inspect
-import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from ..io import InputError
+from ..errors import InputError
+from ..evaluation import DEFAULT_METRICS
 
 # ---------------------------------------------------------------- simple value types
 
@@ -225,33 +226,162 @@ def _flag_value(flag: str, raw: str, kind: Any) -> Any:
         raise InputError(f"{flag}: expected {what}, got {raw!r}.") from None
 
 
-# ---------------------------------------------------------------- where results go
-
-_RESULT_STREAM: list[TextIO] = []
+# ---------------------------------------------------------------- argument groups
 
 
-def result_stream() -> TextIO:
-    """Where ``--json -`` / ``--csv -`` write: the real stdout, even while the tables that
-    normally go to stdout are sent to stderr."""
-    return _RESULT_STREAM[-1] if _RESULT_STREAM else sys.stdout
+def add_data_arguments(parser: argparse.ArgumentParser, predictions: bool = False) -> None:
+    """The "data" group shared by score and compare: references, systems, graded JSONL."""
+    group = parser.add_argument_group("data")
+    group.add_argument(
+        "--references", action="append", metavar="FILE",
+        help="reference file; repeat for several references per item",
+    )
+    if predictions:
+        group.add_argument(
+            "--predictions", nargs="+", metavar="FILE", help="one file of outputs per system"
+        )
+    group.add_argument("--names", nargs="+", metavar="NAME",
+                       help="system names (default: file names without extension)")
+    group.add_argument("--graded", metavar="FILE",
+                       help="canonical graded JSONL with every system's outputs")
+    group.add_argument("--system", nargs="+", metavar="NAME",
+                       help="with --graded: only these systems")
 
 
-def stdout_targets(args: argparse.Namespace) -> list[str]:
-    """The output options of ``args`` that ask for stdout (``-``)."""
-    return [f"--{name.replace('_', '-')}" for name in ("json", "csv", "per_item", "plot")
-            if getattr(args, name, None) == "-"]
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("input format")
+    group.add_argument(
+        "--format",
+        choices=("auto", "text", "jsonl"),
+        default="auto",
+        help="input format of every file (default: auto: .jsonl/.ndjson files are JSONL, "
+        "anything else is plain text with one item per line)",
+    )
+    group.add_argument(
+        "--field",
+        default="prediction",
+        help="JSONL field holding a system's output (default: prediction)",
+    )
+    group.add_argument(
+        "--reference-field",
+        default="references",
+        help="JSONL field holding the reference(s), a string or a list of strings "
+        "(default: references)",
+    )
+    group.add_argument(
+        "--unescape",
+        action="store_true",
+        help="decode escapes in plain-text lines: \\n is a newline, \\t a tab, \\r a "
+        "carriage return and \\\\ a backslash, so one line can hold multi-line code (the "
+        "format of `cgm demo --export`). By default lines are read verbatim, as CodeXGLUE "
+        "and sacrebleu read them.",
+    )
+    group.add_argument("--raw-lines", action="store_true", help=argparse.SUPPRESS)  # the default
 
 
-@contextlib.contextmanager
-def results_only_on_stdout(enabled: bool) -> Iterator[None]:
-    """While enabled, everything printed goes to stderr and only :func:`result_stream`
-    writes reach stdout (so ``cgm score --json - | jq`` gets pure JSON)."""
-    if not enabled:
-        yield
-        return
-    _RESULT_STREAM.append(sys.stdout)
+def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("metrics")
+    group.add_argument(
+        "--metrics",
+        nargs="+",
+        metavar="NAME",
+        help=f"metrics to compute (default: {' '.join(DEFAULT_METRICS)}; see `cgm score "
+        "--list-metrics`)",
+    )
+    group.add_argument(
+        "--lang", default="python", help="programming language of the code (default: python)"
+    )
+    add_metric_option_arguments(group)
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("output")
+    group.add_argument("--json", metavar="FILE", help="write the full result as JSON ('-' = stdout)")
+    group.add_argument("--csv", metavar="FILE", help="write the result table as CSV ('-' = stdout)")
+    group.add_argument(
+        "--jobs", type=positive_int, default=1, metavar="N",
+        help="processes for the per-item statistics (default: 1)",
+    )
+    group.add_argument(
+        "--ray", nargs="?", const="local", type=ray_address, metavar="ADDRESS",
+        help="compute the per-item statistics on Ray (pip install \"cgm-metrics[ray]\"): "
+        "without ADDRESS on a local Ray started for this run; 'auto' or HOST:PORT joins a "
+        "running cluster (`ray start --head`)",
+    )
+    group.add_argument(
+        "--no-progress", action="store_true",
+        help="never show a progress bar (it is shown only when stderr is a terminal)",
+    )
+
+
+def add_resampling_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("confidence intervals")
+    group.add_argument(
+        "--n-resamples", type=positive_int, default=1000, metavar="R",
+        help="bootstrap resamples for confidence intervals (default: 1000)",
+    )
+    group.add_argument("--seed", type=seed, default=12345,
+                       help="random seed, 0 to 2**32-1 (default: 12345)")
+    group.add_argument(
+        "--confidence", type=probability, default=0.95,
+        help="confidence level of the intervals (default: 0.95)",
+    )
+
+
+def positive_int(text: str) -> int:
     try:
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        _RESULT_STREAM.pop()
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def ray_address(text: str) -> str:
+    """A Ray address for ``--ray``; a file name there means argparse took a system file."""
+    if Path(text).exists():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a file, not a Ray address; put --ray after the files, or write "
+            "--ray local"
+        )
+    return text
+
+
+def probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {value}")
+    return value
+
+
+# ---------------------------------------------------------------- reading the inputs
+
+
+def read_inputs(
+    args: argparse.Namespace, system_paths: Sequence[str]
+) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """References (a list per item) and ``{system: predictions}``: from ``--graded`` (the
+    canonical graded JSONL, optionally ``--system`` names), or from reference and system files
+    (:func:`cgm_metrics.io.read_outputs`)."""
+    from ..io import read_outputs
+
+    if args.graded:
+        if system_paths:
+            raise InputError("Give either --graded or system files, not both.")
+        from ..agreement.data import read_graded_jsonl
+
+        data = read_graded_jsonl(args.graded, require_grades=False, require_text=True)
+        try:
+            return data.outputs(args.system)
+        except InputError as error:
+            raise InputError(f"{args.graded}: {error}") from None
+    if args.system:
+        raise InputError("--system selects systems of a --graded file; give --graded FILE.")
+    if not system_paths:
+        raise InputError("No systems: give --predictions FILE (or --graded FILE).")
+    return read_outputs(system_paths, args.references, args.format, args.field,
+                        args.reference_field, args.unescape, getattr(args, "names", None))

@@ -1,0 +1,26 @@
+"""The errors of the library, in one place.
+
+* :class:`InputError` (a ``ValueError``): a problem with what the user gave (a file, an
+  argument, an option) that the user can fix; the message names it and the fix. ``cgm``
+  exits 1 on it, the Space shows it as a message.
+* :class:`MetricUnavailableError` (a ``RuntimeError``): a metric that cannot run in this
+  installation (a missing database such as WordNet, a plugin that fails to import); a
+  default metric is skipped with the reason, a metric asked for by name is an error.
+* :class:`UnsupportedLanguageError` (a ``ValueError``): a metric without the language (or
+  without ``lang`` where it needs one); likewise skipped or an error.
+"""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """A problem with the user's input that the user can fix."""
+
+
+class MetricUnavailableError(RuntimeError):
+    """A metric that cannot run here; the message says why and how to make it run."""
+
+
+class UnsupportedLanguageError(ValueError):
+    """A metric asked for a language it does not cover (CodeBLEU's tables, say); the message
+    lists the languages it covers."""
