@@ -1,7 +1,8 @@
 """cgm-metrics Space: score code side by side, compare systems, check metric-human agreement.
 
 Run locally with ``python spaces/app.py`` (http://127.0.0.1:7860). The logic lives in
-``cgm_metrics.space``; this file only lays out the page. No code is ever executed and
+the package ``cgm_metrics.space``; this file only lays out the page. The language and metric
+menus are the registry's (built-in and plugins). No code is ever executed and
 nothing is sent to the network (analytics are off).
 """
 
@@ -108,7 +109,8 @@ def build() -> gr.Blocks:
         )
         with gr.Tab("Side by side", id="side"):
             with gr.Row():
-                lang = gr.Dropdown(languages, value="python", label="Language", scale=1)
+                lang = gr.Dropdown(languages, value="python", label="Language", scale=1,
+                                   elem_id="side-lang")
             reference = gr.Textbox(label="Reference", lines=6, max_lines=30,
                                    placeholder="The code you consider correct",
                                    elem_id="reference")
@@ -151,10 +153,11 @@ def build() -> gr.Blocks:
                 systems = gr.File(label="System files", file_count="multiple",
                                   elem_id="systems-files")
             with gr.Row():
-                systems_lang = gr.Dropdown(languages, value="python", label="Language")
-                metric_choice = gr.CheckboxGroup(list(space.SYSTEM_METRICS),
+                systems_lang = gr.Dropdown(languages, value="python", label="Language",
+                                           elem_id="systems-lang")
+                metric_choice = gr.CheckboxGroup(space.metric_choices(),
                                                  value=list(space.DEFAULT_SYSTEM_METRICS),
-                                                 label="Metrics")
+                                                 label="Metrics", elem_id="metric-choice")
                 unescape = gr.Checkbox(value=False, elem_id="unescape",
                                        label="Escaped lines (\\n inside a line is a newline)")
             compare_button = gr.Button("Compare", variant="primary", elem_id="compare-button")

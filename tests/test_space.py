@@ -97,7 +97,9 @@ def test_meteor_without_wordnet_is_skipped_with_a_note(tmp_path, monkeypatch):
 
     monkeypatch.delenv("NLTK_DATA", raising=False)
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
-    monkeypatch.setattr(space, "_METRICS", {})
+    from cgm_metrics.evaluation import MetricCache
+
+    monkeypatch.setattr(space.views, "METRICS", MetricCache())
     result = space.side_by_side(REFERENCE, CANDIDATES, "python", metrics=["meteor", "rouge_l"])
     assert result["metrics"] == ["rouge_l"]
     assert "WordNet" in result["skipped"]["meteor"]
@@ -107,7 +109,7 @@ def test_meteor_without_wordnet_is_skipped_with_a_note(tmp_path, monkeypatch):
 def test_explanations_state_the_trust_findings():
     text = space.explanation_markdown()
     assert "2 points" in text and "5-point" in text and "Out of the BLEU" in text
-    assert all(f"**{name}**" in text for name in space.SIDE_BY_SIDE_METRICS)
+    assert all(f"**{name}**" in text for name in space.metric_choices())
 
 
 # ---------------------------------------------------------------- library: limits and messages
@@ -196,7 +198,7 @@ def test_upload_limits(system_files, tmp_path, monkeypatch):
     long_item.write_text("x" * 5001 + "\n" + "y\n")
     with pytest.raises(space.SpaceInputError, match="long.txt, item 1 has 5,001 characters"):
         space.read_uploads(long_item, [good, mutated])
-    monkeypatch.setattr(space, "LIMITS", space.Limits(max_graded_rows=10))
+    monkeypatch.setattr(space.limits, "LIMITS", space.Limits(max_graded_rows=10))
     with pytest.raises(space.SpaceInputError, match="hs.graded.jsonl has 132 rows; the limit"):
         space.agreement_upload(shared_data("hearthstone", "hs.graded.jsonl"))
 
@@ -475,9 +477,9 @@ def test_side_by_side_at_the_limits_answers_within_the_budget_plan(shape):
     candidates = [make(v) for v in range(1, 5)]
     result = space.side_by_side(reference, candidates, lang)
     n_chars = sum(len(c) + len(reference) for c in candidates)
-    planned, too_large = space.plan_metrics(list(space.SIDE_BY_SIDE_METRICS), n_chars)
+    planned, too_large = space.plan_metrics(space.metric_choices(), n_chars)
     assert sum(space.estimated_seconds(n, n_chars) for n in planned) <= space.METRIC_BUDGET
-    assert set(result["metrics"]) | set(result["skipped"]) == set(space.SIDE_BY_SIDE_METRICS)
+    assert set(result["metrics"]) | set(result["skipped"]) == set(space.metric_choices())
     assert "chrf_code" in result["metrics"]
     for name, reason in too_large.items():
         assert "too large for the Space" in result["skipped"][name]
