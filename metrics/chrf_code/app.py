@@ -3,7 +3,7 @@ from pathlib import Path
 import evaluate
 import gradio as gr
 
-from cgm_metrics.core import supported_languages
+import cgm_metrics
 from cgm_metrics.hub import build_widget
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
@@ -12,7 +12,7 @@ demo = build_widget(
     extra_inputs={
         "average": gr.Radio(["corpus", "sentence"], value="corpus"),
         "word_order": gr.Radio([0, 1, 2], value=0),
-        "lang": gr.Dropdown(supported_languages(), value="python"),
+        "lang": gr.Dropdown(cgm_metrics.languages(), value="python"),
         "strip_comments": gr.Checkbox(value=False),
         "normalize_identifiers": gr.Checkbox(value=False),
         "return_per_sample": gr.Checkbox(value=True),

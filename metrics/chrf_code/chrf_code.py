@@ -5,8 +5,8 @@ import evaluate
 from evaluate.utils.file_utils import add_start_docstrings
 
 from cgm_metrics.chrf import ChrfCodeMetric
-from cgm_metrics.core.inputs import CheckedModule, check_flag, check_inputs, check_int, check_number
-from cgm_metrics.hub import code_features
+from cgm_metrics.core.inputs import check_flag, check_int, check_number
+from cgm_metrics.hub import CheckedModule, code_features
 
 _CITATION = """\
 @inproceedings{popovic-2015-chrf,
@@ -158,21 +158,15 @@ class ChrfCode(CheckedModule, evaluate.Metric):
             strip_comments=strip_comments,
             normalize_identifiers=normalize_identifiers,
         )
-        predictions, references = check_inputs(predictions, references)
-        stats = metric.count_statistics(predictions, references)
-        sentence = metric.chrf_from_counts(stats)
-        if average == "corpus":
-            value = metric.chrf_from_counts(stats.sum(axis=0))
-        else:
-            value = sentence.mean()
+        scored = metric.compute(predictions, references, per_item=return_per_sample)
         result = {
-            "score": float(value),
+            "score": scored["score"],
             "char_order": metric.char_order,
             "word_order": metric.word_order,
             "beta": beta,
             "average": average,
-            "signature": metric.signature(),
+            "signature": scored["signature"],
         }
         if return_per_sample:
-            result["scores"] = [float(x) for x in sentence]
+            result["scores"] = scored["per_item"]
         return result

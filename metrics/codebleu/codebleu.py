@@ -5,8 +5,8 @@ TypeScript."""
 import evaluate
 
 from cgm_metrics.codebleu import compute_codebleu
-from cgm_metrics.core.inputs import CheckedModule, check_flag
-from cgm_metrics.hub import code_features
+from cgm_metrics.core.inputs import check_flag
+from cgm_metrics.hub import CheckedModule, code_features
 
 _CITATION = """\
 @misc{ren2020codebleu,

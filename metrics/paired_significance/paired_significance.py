@@ -8,7 +8,7 @@ defaults, confidence intervals, a reproducibility signature and an optional huma
 import datasets
 import evaluate
 
-from cgm_metrics.core.inputs import CheckedModule
+from cgm_metrics.hub import CheckedModule
 from cgm_metrics.significance import paired_test_texts
 
 _CITATION = """\

@@ -3,28 +3,14 @@ from pathlib import Path
 import evaluate
 import gradio as gr
 
+import cgm_metrics
 from cgm_metrics.hub import build_widget
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(
     module,
     extra_inputs={
-        "lang": gr.Dropdown(
-            [
-                "python",
-                "java",
-                "javascript",
-                "c",
-                "cpp",
-                "c_sharp",
-                "go",
-                "php",
-                "ruby",
-                "rust",
-                "typescript",
-            ],
-            value="python",
-        ),
+        "lang": gr.Dropdown(cgm_metrics.languages(), value="python"),
         "return_per_sample": gr.Checkbox(value=True),
     },
 )

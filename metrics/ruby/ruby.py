@@ -3,8 +3,8 @@ tokens, whichever level both snippets support, as in Out of the BLEU (Evtikhiev 
 
 import evaluate
 
-from cgm_metrics.core.inputs import CheckedModule, check_flag
-from cgm_metrics.hub import code_features
+from cgm_metrics.core.inputs import check_flag
+from cgm_metrics.hub import CheckedModule, code_features
 from cgm_metrics.ruby import compute_ruby
 
 _CITATION = """\

@@ -446,8 +446,8 @@ class Evaluation:
                     value, low, high = bootstrap_ci(rows, metric, n_resamples=n_resamples,
                                                     seed=seed, confidence=confidence)
                     entry.update(score=float(value), low=float(low), high=float(high))
-                for key, value in metric.components_from_statistics(rows.sum(axis=0)).items():
-                    entry[key] = float(value)
+                for key, part in metric.components_from_statistics(rows.sum(axis=0)).items():
+                    entry[key] = float(part)
                 entry["signature"] = metric.signature()
                 table[system][name] = entry
         return ScoreResult(self.n_items, self.metric_set.lang, self.metric_set,
@@ -488,9 +488,9 @@ class Evaluation:
         for name, metric in self.metric_set.metrics.items():
             stats = self.statistics[name][system]
             labels = metric.item_labels(stats)
-            for index, (row, value) in enumerate(zip(stats, metric.item_scores(stats),
-                                                     strict=True)):
-                entry: dict[str, Any] = {"score": float(value)}
+            scores = metric.item_scores(stats)
+            for index, row in enumerate(stats):
+                entry: dict[str, Any] = {"score": float(scores[index])}
                 components = metric.components_from_statistics(row)
                 if components:
                     entry["components"] = {k: float(v) for k, v in components.items()}

@@ -1,8 +1,9 @@
 """Glue between the library and HuggingFace ``evaluate`` / the Hub.
 
-The loading scripts under ``metrics/`` stay thin: features, input normalisation and a call
-into the library. The widget builder replaces ``evaluate.utils.launch_gradio_widget``, which
-fails on gradio 6 (it uses ``gr.inputs``), and can build a widget without launching it.
+The loading scripts under ``metrics/`` stay thin: features, input checks
+(:class:`CheckedModule`) and a call into the library, whose result they return in their own
+keys. The widget builder replaces ``evaluate.utils.launch_gradio_widget``, which fails on
+gradio 6 (it uses ``gr.inputs``), and can build a widget without launching it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+
+from .core.inputs import check_batch
 
 
 def code_features() -> list[datasets.Features]:
@@ -121,3 +124,45 @@ def build_widget(module: Any, extra_inputs: dict[str, Any] | None = None) -> Any
         button.click(compute, inputs=[table, *extras], outputs=output, api_name="compute")
         gr.Markdown(_card_text(module))
     return demo
+
+
+def uniform_references(references: Any) -> Any:
+    """``references`` with one shape for the whole batch: a list of references per item as
+    soon as one item has a list.
+
+    evaluate picks the features from the first item only and casts the others to them, so in
+    a mixed batch a string after a list becomes a list of its characters and a list after a
+    string becomes its repr, silently. Every module of this project applies it in
+    ``add_batch`` (:class:`CheckedModule`).
+    """
+    if isinstance(references, (list, tuple)):
+        lists = [isinstance(item, (list, tuple)) for item in references]
+        if any(lists) and not all(lists):
+            return [item if is_list else [item] for item, is_list in zip(references, lists,
+                                                                         strict=True)]
+    return references
+
+
+class CheckedModule:
+    """Mixin for the evaluate modules of this project (``class M(CheckedModule,
+    evaluate.Metric)``): ``compute`` and ``add_batch`` check the list inputs with
+    :func:`check_batch` before evaluate does, so a bare string or an empty batch is a clear
+    error naming the argument (``add`` takes one item, where a string is right)."""
+
+    def _checked_inputs(self, predictions, references, kwargs) -> dict[str, object]:
+        given = {"predictions": predictions, "references": references, **kwargs}
+        return {name: given.get(name) for name in self._feature_names()}  # type: ignore[attr-defined]
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Compute the module, after checking its list inputs (a bare string or an empty
+        batch is a clear error)."""
+        check_batch(self._checked_inputs(predictions, references, kwargs))
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch, after checking its list inputs; references may mix strings and lists
+        (:func:`uniform_references`)."""
+        check_batch(self._checked_inputs(predictions, references, kwargs))
+        return super().add_batch(
+            predictions=predictions, references=uniform_references(references), **kwargs
+        )

@@ -119,11 +119,11 @@ def _class_problem(name: str, cls: Any) -> str | None:
 def metric_parameters(cls: type) -> dict[str, Any]:
     """The constructor options of a metric class and their defaults
     (``inspect.Parameter.empty`` for a required one)."""
-    parameters = inspect.signature(cls.__init__).parameters
+    parameters = inspect.signature(cls).parameters
     return {
         key: parameter.default
         for key, parameter in parameters.items()
-        if key != "self" and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD,
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD,
                                                  parameter.KEYWORD_ONLY)
     }
 

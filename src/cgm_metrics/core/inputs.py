@@ -7,7 +7,6 @@ traceback from deep inside a metric.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -139,7 +138,7 @@ def check_number(
     return number
 
 
-# ------------------------------------------------------------------ evaluate modules
+# ------------------------------------------------------------------ list inputs of a batch
 
 
 def check_batch(inputs: dict[str, object], empty_ok: bool = False) -> None:
@@ -165,45 +164,3 @@ def check_batch(inputs: dict[str, object], empty_ok: bool = False) -> None:
     if len(set(lengths.values())) > 1:
         described = ", ".join(f"`{name}` has {n}" for name, n in lengths.items())
         raise ValueError(f"The inputs differ in length ({described}); give one entry per item.")
-
-
-def uniform_references(references: Any) -> Any:
-    """``references`` with one shape for the whole batch: a list of references per item as
-    soon as one item has a list.
-
-    evaluate picks the features from the first item only and casts the others to them, so in
-    a mixed batch a string after a list becomes a list of its characters and a list after a
-    string becomes its repr, silently. Every module of this project applies it in
-    ``add_batch`` (:class:`CheckedModule`).
-    """
-    if isinstance(references, (list, tuple)):
-        lists = [isinstance(item, (list, tuple)) for item in references]
-        if any(lists) and not all(lists):
-            return [item if is_list else [item] for item, is_list in zip(references, lists,
-                                                                         strict=True)]
-    return references
-
-
-class CheckedModule:
-    """Mixin for the evaluate modules of this project (``class M(CheckedModule,
-    evaluate.Metric)``): ``compute`` and ``add_batch`` check the list inputs with
-    :func:`check_batch` before evaluate does, so a bare string or an empty batch is a clear
-    error naming the argument (``add`` takes one item, where a string is right)."""
-
-    def _checked_inputs(self, predictions, references, kwargs) -> dict[str, object]:
-        given = {"predictions": predictions, "references": references, **kwargs}
-        return {name: given.get(name) for name in self._feature_names()}  # type: ignore[attr-defined]
-
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Compute the module, after checking its list inputs (a bare string or an empty
-        batch is a clear error)."""
-        check_batch(self._checked_inputs(predictions, references, kwargs))
-        return super().compute(predictions=predictions, references=references, **kwargs)
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch, after checking its list inputs; references may mix strings and lists
-        (:func:`uniform_references`)."""
-        check_batch(self._checked_inputs(predictions, references, kwargs))
-        return super().add_batch(
-            predictions=predictions, references=uniform_references(references), **kwargs
-        )

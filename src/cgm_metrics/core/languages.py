@@ -238,11 +238,13 @@ def plugin_languages() -> dict[str, LanguageSpec]:
                     warnings.warn(f"language plugin left out: {error}", RuntimeWarning,
                                   stacklevel=2)
                     continue
-                problem = None
                 if not isinstance(spec, LanguageSpec):
-                    problem = (f"it names a {type(spec).__name__}, not a "
-                               "cgm_metrics.LanguageSpec")
-                elif spec.name in LANGUAGES or spec.name in ALIASES:
+                    warnings.warn(f"language plugin {name} = {point.value} left out: it names a "
+                                  f"{type(spec).__name__}, not a cgm_metrics.LanguageSpec.",
+                                  RuntimeWarning, stacklevel=2)
+                    continue
+                problem = None
+                if spec.name in LANGUAGES or spec.name in ALIASES:
                     problem = f"{spec.name!r} is a built-in language"
                 elif spec.name in found:
                     problem = f"{spec.name!r} is declared by another entry point"
@@ -250,7 +252,7 @@ def plugin_languages() -> dict[str, LanguageSpec]:
                     warnings.warn(f"language plugin {name} = {point.value} left out: {problem}.",
                                   RuntimeWarning, stacklevel=2)
                     continue
-                found[spec.name] = spec  # type: ignore[index, union-attr]
+                found[spec.name] = spec
             _PLUGINS = found
         return _PLUGINS
 

@@ -33,7 +33,8 @@ def load(point: metadata.EntryPoint) -> object:
     try:
         return point.load()
     except Exception as error:  # noqa: BLE001 - a broken plugin must not break the library
-        owner = f" of {point.dist.name}" if getattr(point, "dist", None) else ""
+        dist = getattr(point, "dist", None)
+        owner = f" of {dist.name}" if dist is not None else ""
         raise ImportError(f"the entry point {point.name} = {point.value}{owner} "
                           f"({point.group}) failed to load: {type(error).__name__}: "
                           f"{error}") from error

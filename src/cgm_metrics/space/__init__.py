@@ -17,8 +17,8 @@ metrics that never run code are offered) and nothing here reaches the network.
 """
 
 from .html import (
-    TRUST_NOTE,
     _TOKEN,
+    TRUST_NOTE,
     agreement_html,
     diff_html,
     explanation_markdown,
