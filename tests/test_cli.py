@@ -316,7 +316,7 @@ def test_score_graded_hearthstone_matches_library(tmp_path):
 
 
 def test_compare_graded_hearthstone_matches_significance_library(tmp_path):
-    from cgm_metrics.significance import compare_systems
+    from cgm_metrics.significance import compare
 
     path = shared_data("hearthstone", "hs.graded.jsonl")
     out, table = tmp_path / "c.json", tmp_path / "c.csv"
@@ -328,7 +328,7 @@ def test_compare_graded_hearthstone_matches_significance_library(tmp_path):
                                             require_text=True).outputs()
     metric = get_metric("chrf_code", lang="python")
     stats = {s: metric.statistics(predictions, references) for s, predictions in systems.items()}
-    expected = compare_systems(stats, metric).to_dict()["pairs"][0]
+    expected = compare(stats, metric).to_dict()["pairs"][0]
     assert "comparison" not in payload["metrics"]["chrf_code"]  # each pair once
     (pair,) = payload["metrics"]["chrf_code"]["pairs"]
     assert (pair["a"], pair["b"]) == ("gcnn", "nl2code")

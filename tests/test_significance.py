@@ -17,7 +17,7 @@ from cgm_metrics.metric import MeanOfItems
 from cgm_metrics.significance import (
     benjamini_hochberg,
     bootstrap_ci,
-    compare_systems,
+    compare,
     holm,
     mcnemar_exact,
     minimum_detectable_difference,
@@ -178,7 +178,7 @@ def test_compare_systems_pairs_equal_paired_tests():
     c = list(refs)
     metric = SacrebleuChrf()
     stats = dict(zip(["a", "b", "c"], _statistics_of(metric, [a, b, c], [[r] for r in refs]), strict=True))
-    result = compare_systems(stats, metric, correction="holm")
+    result = compare(stats, metric, correction="holm")
     assert [(p.system_a, p.system_b) for p in result.pairs] == [("a", "b"), ("a", "c"), ("b", "c")]
     raw = []
     for pair in result.pairs:
@@ -188,7 +188,7 @@ def test_compare_systems_pairs_equal_paired_tests():
     assert [p.adjusted_p_value for p in result.pairs] == pytest.approx(holm(raw))
     assert result.pairs[1].verdict == "c > a, significant"
     assert result.to_dict()["scores"]["c"]["score"] == pytest.approx(100.0)
-    bh = compare_systems(stats, metric, correction="bh", method="approximate_randomization", n_resamples=500)
+    bh = compare(stats, metric, correction="bh", method="approximate_randomization", n_resamples=500)
     assert [p.adjusted_p_value for p in bh.pairs] == pytest.approx(benjamini_hochberg([p.p_value for p in bh.pairs]))
 
 
@@ -256,7 +256,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="references"):
         paired_test_texts(["a", "b"], ["a", "c"], ["a"], metric="chrf")
     with pytest.raises(ValueError, match="correction"):
-        compare_systems({"a": a, "b": b}, Mean(), correction="bonferroni")
+        compare({"a": a, "b": b}, Mean(), correction="bonferroni")
 
 
 def test_generic_evaluate_module_path_matches_statistics_path():

@@ -19,21 +19,19 @@ from .classical import (
 from .multiple import (
     CORRECTIONS,
     Comparison,
-    ComparisonResult,
     PairComparison,
     adjust,
     benjamini_hochberg,
     compare,
-    compare_systems,
     holm,
 )
 from .paired import METHODS, PairedResult, Signature, bootstrap_ci, paired_test
 from .texts import paired_test_texts, resolve_metric, system_statistics
 
 __all__ = [
-    "CORRECTIONS", "METHODS", "Comparison", "ComparisonResult", "DetectableDifference", "McNemarResult", "PairComparison",
+    "CORRECTIONS", "METHODS", "Comparison", "DetectableDifference", "McNemarResult", "PairComparison",
     "PairedResult", "Signature", "WilcoxonResult",
-    "adjust", "benjamini_hochberg", "bootstrap_ci", "compare", "compare_systems", "holm", "mcnemar_exact",
+    "adjust", "benjamini_hochberg", "bootstrap_ci", "compare", "holm", "mcnemar_exact",
     "minimum_detectable_difference", "paired_effect_size", "paired_test", "paired_test_texts",
     "resolve_metric", "system_statistics", "wilcoxon_test",
 ]

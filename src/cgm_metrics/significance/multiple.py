@@ -167,10 +167,6 @@ class Comparison:
         return table
 
 
-#: the earlier name of :class:`Comparison`
-ComparisonResult = Comparison
-
-
 def _normal_p_values(differences: np.ndarray, observed: np.ndarray) -> np.ndarray:
     """Two-sided p-values of ``observed`` deltas against the normal distribution with the
     standard deviation of the paired resampled ``differences`` (rows) as standard error."""
@@ -289,6 +285,3 @@ def compare(
         resamples=dict(zip(names, boots, strict=True)),
     )
 
-
-#: the earlier name of :func:`compare`
-compare_systems = compare

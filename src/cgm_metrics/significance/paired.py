@@ -4,7 +4,6 @@ approximate randomization), with confidence intervals, a signature and a human v
 from __future__ import annotations
 
 import dataclasses
-import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -155,10 +154,6 @@ def metric_signature(metric: Any) -> str:
 
 def higher_is_better(metric: Any) -> bool:
     return bool(getattr(metric, "higher_is_better", True))
-
-
-def metric_name(metric: Any) -> str:
-    return str(getattr(metric, "name", type(metric).__name__))
 
 
 # ---------------------------------------------------------------- the test
@@ -377,6 +372,3 @@ def bootstrap_ci(
     low, high = resampling.percentile_interval(scores, confidence)
     return float(metric.score_from_statistics(array.sum(axis=0))), low, high
 
-
-def is_finite_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and math.isfinite(float(value))

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import InputError
+
 SEED = 12345
 RESAMPLES = 1000
 ALPHA = 0.05
 
 
-class SpaceInputError(ValueError):
+class SpaceInputError(InputError):
     """A problem with what the user typed or uploaded, phrased for the browser."""
 
 
