@@ -89,3 +89,57 @@ def test_compare_convention_and_lower_is_better_verdicts():
     rows = result.rows()
     assert rows["pairs"][0]["delta"] == pair.delta and len(rows["pairs"]) == 1
     assert "resamples" not in result.to_dict()
+
+
+# ---------------------------------------------------------------- lang where a metric needs it
+
+
+def test_codebleu_needs_lang_in_the_library_and_paired_significance():
+    from cgm_metrics.significance import paired_test_texts
+
+    refs = ["x = a + b", "y = 2"]
+    for call in (lambda: cgm_metrics.score("codebleu", refs, refs),
+                 lambda: get_metric("codebleu"),
+                 lambda: paired_test_texts(refs, refs, refs, metric="codebleu")):
+        with pytest.raises(ValueError, match=r"CodeBLEU needs `lang`: one of .*java.*python"):
+            call()
+    assert 0 < cgm_metrics.score("codebleu", refs, refs, lang="python")["score"] <= 1
+    # metrics that take any language keep their own default without it
+    assert cgm_metrics.score("chrf_code", refs, refs)["score"] == pytest.approx(100.0)
+
+
+def test_language_spec_rows_and_plugin_checks():
+    spec = cgm_metrics.LanguageSpec(name="starlark", module="tree_sitter_python",
+                                    function="language", comment_types=["comment"],
+                                    string_types={"string"}, identifier_types=("identifier",))
+    assert spec.comment_types == frozenset({"comment"}) and spec.docstrings is False
+    with pytest.raises(TypeError, match="comment_types"):
+        cgm_metrics.LanguageSpec(name="x", module="m", function="f", comment_types="comment",
+                                 string_types=[], identifier_types=[])
+    with pytest.raises(ValueError, match="lower case"):
+        cgm_metrics.LanguageSpec(name="Lua", module="m", function="f", comment_types=[],
+                                 string_types=[], identifier_types=[])
+    from cgm_metrics.registry import _class_problem
+
+    class NoLang(MeanOfItems):
+        name = "no_lang"
+
+        def item_values(self, predictions, references):
+            return [0.0] * len(predictions)
+
+    assert "must take `lang`" in _class_problem("no_lang", NoLang)
+    assert "not 'other'" in _class_problem("other", NoLang)
+    assert "not a subclass" in _class_problem("x", dict)
+
+
+def test_metric_metadata_for_menus_and_help():
+    from cgm_metrics.evaluation import describe_metrics
+
+    described = {entry["name"]: entry for entry in describe_metrics()}
+    assert set(described) == set(cgm_metrics.metrics())
+    assert described["chrf_code"]["display_name"] == "chrF" and described["chrf_code"]["scale"] == 100
+    assert described["codebleu"]["languages"] == tuple(sorted(described["codebleu"]["languages"]))
+    assert "python" in described["codebleu"]["languages"] and described["ruby"]["languages"] is None
+    for entry in described.values():
+        assert entry["description"] and "\n" not in entry["description"]
+        assert entry["seconds_per_1k_chars"] > 0 and not entry["runs_code"]
