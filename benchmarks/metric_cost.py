@@ -27,6 +27,7 @@ import worst_case  # noqa: E402
 
 import cgm_metrics  # noqa: E402
 from cgm_metrics.evaluation import describe_metrics  # noqa: E402
+from cgm_metrics.registry import metric_class  # noqa: E402
 
 
 def main() -> None:
@@ -39,7 +40,7 @@ def main() -> None:
     names = args.metrics or [entry["name"] for entry in describe_metrics(runs_code=False)]
     cases = worst_case.cases(args.chars, args.references, 0)
     load_before = os.getloadavg()[0]
-    print(f"| metric | worst s / 1k chars | worst case | class attribute |")
+    print("| metric | worst s / 1k chars | worst case | class attribute |")
     print("|---|---:|---|---:|")
     for name in names:
         worst = (0.0, "")
@@ -58,7 +59,7 @@ def main() -> None:
             rate = statistics.median(times) / (chars / 1000)
             if rate > worst[0]:
                 worst = (rate, label)
-        attribute = type(metric).seconds_per_1k_chars
+        attribute = metric_class(name).seconds_per_1k_chars
         print(f"| {name} | {worst[0]:.4f} | {worst[1]} | {attribute} |", flush=True)
     print(f"\n{os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after")
