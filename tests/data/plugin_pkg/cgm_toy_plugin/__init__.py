@@ -12,7 +12,7 @@ class TokenOverlap(MeanOfItems):
 
     def item_values(self, predictions, references):
         return [max(len(set(p.split()) & set(r.split())) / max(len(set(r.split())), 1)
-                    for r in refs) for p, refs in zip(predictions, references)]
+                    for r in refs) for p, refs in zip(predictions, references, strict=True)]
 
 
 STARLARK = LanguageSpec(name="starlark", module="tree_sitter_python", function="language",
