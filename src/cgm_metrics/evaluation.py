@@ -144,7 +144,7 @@ def load_metrics(
     :class:`InputError`. ``lang=None`` leaves each metric its own default; a metric that
     covers only some languages then asks for it.
     """
-    from .registry import check_language_support, metric_class, metrics
+    from .registry import get_metric, metrics
 
     if explicit is None:
         explicit = names is not None
@@ -162,13 +162,13 @@ def load_metrics(
         bound = {**({"lang": lang} if lang is not None else {}), **dict((options or {})
                                                                         .get(name) or {})}
         try:
-            check_language_support(metric_class(name), lang)
-            metric = cache.get(name, bound) if cache is not None else _build(name, bound)
-        except (ImportError, MetricUnavailableError) as error:
-            _skip(result, name, f"it cannot run in this installation: {error}", explicit)
-            continue
-        except UnsupportedLanguageError as error:
-            _skip(result, name, str(error), explicit)
+            metric = cache.get(name, bound) if cache is not None else get_metric(name, **bound)
+        except (ImportError, MetricUnavailableError, UnsupportedLanguageError) as error:
+            reason = (str(error) if isinstance(error, UnsupportedLanguageError)
+                      else f"it cannot run in this installation: {error}")
+            if explicit:
+                raise InputError(f"Metric {name!r} cannot run: {reason}") from None
+            result.skipped[name] = reason
             continue
         except (ValueError, TypeError) as error:
             raise InputError(f"Metric {name!r}: {error}") from None
@@ -178,18 +178,6 @@ def load_metrics(
         skipped = "; ".join(f"{name}: {reason}" for name, reason in result.skipped.items())
         raise InputError(f"None of the metrics can run ({skipped}).")
     return result
-
-
-def _build(name: str, options: dict[str, Any]) -> Metric:
-    from .registry import get_metric
-
-    return get_metric(name, **options)
-
-
-def _skip(result: MetricSet, name: str, reason: str, explicit: bool) -> None:
-    if explicit:
-        raise InputError(f"Metric {name!r} cannot run: {reason}")
-    result.skipped[name] = reason
 
 
 def score(

@@ -59,6 +59,15 @@ def write_csv(path: str, headers: Sequence[str], rows: Sequence[Sequence[object]
     write_text(path, buffer.getvalue())
 
 
+def write_results(args: argparse.Namespace, payload: Any,
+                  records: tuple[Sequence[str], Sequence[Sequence[object]]]) -> None:
+    """``--json`` (the whole ``payload``) and ``--csv`` (``(headers, rows)``), when asked."""
+    if getattr(args, "json", None):
+        write_json(args.json, payload)
+    if getattr(args, "csv", None):
+        write_csv(args.csv, *records)
+
+
 def note(message: str) -> None:
     """A remark for the user on stderr (stdout stays the result)."""
     print(message, file=sys.stderr)

@@ -117,11 +117,8 @@ def _signed(value: float, scale: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    lang = evaluation.check_language(args.lang, "--lang")
     names = args.metrics or evaluation.DEFAULT_METRICS
-    metric_set = evaluation.load_metrics(names, lang,
-                                         _arguments.metric_options(args, names),
-                                         explicit=bool(args.metrics))
+    options = _arguments.metric_options(args, names)
     references, systems = _arguments.read_inputs(args, args.systems)
     if len(systems) < 2:
         raise InputError(f"compare needs at least two systems, got {len(systems)}; give two "
@@ -129,14 +126,12 @@ def run(args: argparse.Namespace) -> int:
     if len(references) < 2:
         raise InputError(f"compare needs at least 2 items for a paired test, got "
                          f"{len(references)}; score a single item with `cgm score`.")
+    metric_set = evaluation.load_metrics(names, args.lang, options, explicit=bool(args.metrics))
     _output.report_skipped(metric_set.skipped)
     scoring = evaluation.Evaluation(metric_set, references, systems, jobs=args.jobs,
                                     ray=args.ray, progress=_output.want_progress(args))
     result = compare(scoring, args)
-    print(f"{len(references)} items, {len(systems)} systems, language {lang}")
+    print(f"{len(references)} items, {len(systems)} systems, language {metric_set.lang}")
     print_comparison(result)
-    if args.json:
-        _output.write_json(args.json, {"command": "compare", **result.to_dict()})
-    if args.csv:
-        _output.write_csv(args.csv, *result.records())
+    _output.write_results(args, {"command": "compare", **result.to_dict()}, result.records())
     return 0

@@ -144,10 +144,7 @@ def run(args: argparse.Namespace) -> int:
     payload = {"command": "demo", "n_items": payload.pop("n_items"),
                "lang": payload.pop("lang"), "systems": payload.pop("systems"),
                "pass_rate": pass_rate, **payload}
-    if args.json:
-        _output.write_json(args.json, payload)
-    if args.csv:
-        _output.write_csv(args.csv, *result.records())
+    _output.write_results(args, payload, result.records())
     if args.report:
         from ._report import write_report
 

@@ -105,12 +105,11 @@ def run(args: argparse.Namespace) -> int:
     if args.list_metrics:
         list_metrics()
         return 0
-    lang = evaluation.check_language(args.lang, "--lang")
     names = args.metrics or evaluation.DEFAULT_METRICS
-    metric_set = evaluation.load_metrics(names, lang,
-                                         _arguments.metric_options(args, names),
-                                         explicit=bool(args.metrics))
+    options = _arguments.metric_options(args, names)
     references, systems = _arguments.read_inputs(args, args.predictions or [])
+    metric_set = evaluation.load_metrics(names, args.lang, options, explicit=bool(args.metrics))
+    lang = metric_set.lang
     _output.report_skipped(metric_set.skipped)
     scoring = evaluation.Evaluation(metric_set, references, systems, jobs=args.jobs,
                                     ray=args.ray, progress=_output.want_progress(args))
@@ -120,10 +119,7 @@ def run(args: argparse.Namespace) -> int:
                      "at least 2 items)")
     print(f"{len(references)} items, language {lang}")
     print_scores(result)
-    if args.json:
-        _output.write_json(args.json, {"command": "score", **result.to_dict()})
-    if args.csv:
-        _output.write_csv(args.csv, *result.records())
+    _output.write_results(args, {"command": "score", **result.to_dict()}, result.records())
     if args.per_item:
         write_per_item(args.per_item, result)
     return 0
