@@ -30,7 +30,6 @@ arithmetic, so values are identical.
 from __future__ import annotations
 
 import math
-
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar
