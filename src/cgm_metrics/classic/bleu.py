@@ -36,7 +36,6 @@ medians differ from the published ones.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -140,27 +139,35 @@ def _nltk_method5_row(row: np.ndarray) -> float:
     """nltk's BLEU-4 with smoothing method 5 of one row ``[hyp_len, ref_len, c1..c5,
     d1..d5]`` (``d`` = nltk's denominators ``max(1, n-grams)``), on a 0-1 scale.
 
-    The same steps as nltk's ``corpus_bleu``: 0 without a unigram match; precisions as exact
-    fractions, each averaged with the previous smoothed one and the next order's (the first
-    with ``p1 + 1``); ``bp * exp(fsum(0.25 * log(p)))`` with nltk's brevity penalty.
+    The same steps as nltk's ``corpus_bleu``: 0 without a unigram match; each precision
+    averaged with the previous smoothed one and the next order's (the first with
+    ``p1 + 1``), as exact fractions: numerator and denominator are Python integers (not
+    reduced, which ``Fraction`` would do at a gcd per step), and ``num / den`` is the
+    correctly rounded float nltk gets from its ``Fraction``; then
+    ``bp * exp(fsum(0.25 * log(p)))`` with nltk's brevity penalty.
     """
     hyp_len, ref_len = float(row[0]), float(row[1])
     correct = [int(row[2 + n]) for n in range(5)]
     if correct[0] == 0:
         return 0.0
-    precisions = [Fraction(correct[n], int(row[7 + n])) for n in range(5)]
-    previous = precisions[0] + 1
-    smoothed = []
+    denominator = [int(row[7 + n]) for n in range(5)]
+    num, den = correct[0] + denominator[0], denominator[0]  # p1 + 1
+    logs = []
     for n in range(4):
-        previous = (previous + precisions[n] + precisions[n + 1]) / 3
-        smoothed.append(previous)
+        c, d = correct[n], denominator[n]
+        c_next, d_next = correct[n + 1], denominator[n + 1]
+        # (num / den + c / d + c_next / d_next) / 3
+        num = num * d * d_next + c * den * d_next + c_next * den * d
+        den = 3 * den * d * d_next
+        if num > 0:
+            logs.append(0.25 * math.log(num / den))
     if hyp_len > ref_len:
         penalty = 1.0
     elif hyp_len == 0:
         penalty = 0.0
     else:
         penalty = math.exp(1 - ref_len / hyp_len)
-    return penalty * math.exp(math.fsum(0.25 * math.log(p) for p in smoothed if p > 0))
+    return penalty * math.exp(math.fsum(logs))
 
 
 def nltk_method5_from_statistics(stats: np.ndarray) -> np.ndarray:
