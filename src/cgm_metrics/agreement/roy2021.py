@@ -560,6 +560,9 @@ def run_roy2021(
     if isinstance(data, (str, Path)):
         data = read_graded_jsonl(data)
 
+    if data.n_items < 2:
+        raise GradedInputError(f"{data.n_items} item; the paired tests need at least 2 items "
+                               "per system.")
     dimensions = human_dimensions(data, grade_range, dimension_ranges)
     overall = dimensions[0]
     sums, counts = overall.cell_sums(data.n_systems, data.n_items)
