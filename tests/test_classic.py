@@ -620,3 +620,27 @@ def test_rouge_options_are_checked():
         cgm_metrics.get_metric("rouge_w", weight=0.5)
     with pytest.raises(ValueError, match="Unknown `tokenize` 'spaces' for rouge_n"):
         cgm_metrics.get_metric("rouge_n", tokenize="spaces")
+
+
+def test_long_inputs_take_the_row_by_row_programs_with_the_same_values(monkeypatch):
+    """ROUGE-W's weighted LCS and the rouge package's LCS traceback run in numpy from 4,096
+    table cells; the cell-by-cell programs (checked above against the hand values and the
+    package) give the same values on every input."""
+    from cgm_metrics.classic import rouge
+
+    rng = random.Random(11)
+    cases = []
+    for _ in range(300):
+        vocabulary = rng.randint(1, 6)
+        cases.append(([str(rng.randrange(vocabulary)) for _ in range(rng.randint(1, 80))],
+                      [str(rng.randrange(vocabulary)) for _ in range(rng.randint(1, 80))]))
+    monkeypatch.setattr(rouge, "_NUMPY_FROM", 10**12)
+    expected = [(rouge.weighted_lcs(a, b, w), rouge.lcs_words(a, b))
+                for a, b in cases for w in (1.0, 1.2, 2.0)]
+    monkeypatch.setattr(rouge, "_NUMPY_FROM", 0)
+    rows = [(rouge.weighted_lcs(a, b, w), rouge.lcs_words(a, b))
+            for a, b in cases for w in (1.0, 1.2, 2.0)]
+    assert rows == expected
+    # weight 1 is the LCS length
+    assert [rouge.weighted_lcs(a, b, 1.0) for a, b in cases] == [
+        float(lcs_length(a, b)) for a, b in cases]

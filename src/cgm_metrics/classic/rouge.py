@@ -137,20 +137,52 @@ def rouge_package_n(hypothesis: list[str], reference: list[str], n: int) -> floa
     return _package_f(precision, recall)
 
 
+_NUMPY_FROM = 4096  # table cells from which the dynamic programs run row by row in numpy
+
+
+def _token_ids(first: list[str], second: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    ids: dict[str, int] = {}
+    a = np.fromiter((ids.setdefault(t, len(ids)) for t in first), np.int64, len(first))
+    b = np.fromiter((ids.setdefault(t, len(ids)) for t in second), np.int64, len(second))
+    return a, b
+
+
+def _lcs_table(reference: list[str], candidate: list[str]) -> Any:
+    """The LCS table ``T[i][j]`` (lists for small inputs, a numpy array for large ones).
+
+    Row by row in numpy: ``T[i][j] = max(v[1..j])`` with ``v[j] = T[i-1][j-1] + 1`` where
+    the words match and ``T[i-1][j]`` elsewhere (the usual recurrence, as a running maximum).
+    """
+    rows, cols = len(reference), len(candidate)
+    if rows * cols < _NUMPY_FROM:
+        table = [[0] * (cols + 1) for _ in range(rows + 1)]
+        for i in range(1, rows + 1):
+            word, above, row = reference[i - 1], table[i - 1], table[i]
+            for j in range(1, cols + 1):
+                if word == candidate[j - 1]:
+                    row[j] = above[j - 1] + 1
+                else:
+                    row[j] = above[j] if above[j] > row[j - 1] else row[j - 1]
+        return table
+    ref_ids, cand_ids = _token_ids(reference, candidate)
+    dtype = np.int16 if min(rows, cols) < 32_000 else np.int32
+    array = np.zeros((rows + 1, cols + 1), dtype=dtype)
+    for i in range(1, rows + 1):
+        above = array[i - 1]
+        values = np.where(cand_ids == ref_ids[i - 1], above[:-1] + 1, above[1:])
+        np.maximum.accumulate(values, out=array[i, 1:])
+    return array
+
+
 def lcs_words(reference: list[str], candidate: list[str]) -> list[str]:
     """The words of the LCS the rouge package reconstructs (its traceback: a match first,
-    else up when the cell above is strictly larger, else left)."""
-    rows, cols = len(reference), len(candidate)
-    table = [[0] * (cols + 1) for _ in range(rows + 1)]
-    for i in range(1, rows + 1):
-        word, above, row = reference[i - 1], table[i - 1], table[i]
-        for j in range(1, cols + 1):
-            if word == candidate[j - 1]:
-                row[j] = above[j - 1] + 1
-            else:
-                row[j] = above[j] if above[j] > row[j - 1] else row[j - 1]
+    else up when the cell above is strictly larger, else left). The package recurses once
+    per step (a RecursionError beyond about 1,000 words); this walks the table in a loop."""
+    table = _lcs_table(reference, candidate)
     words: list[str] = []
-    i, j = rows, cols
+    i, j = len(reference), len(candidate)
+    if isinstance(table, np.ndarray):
+        table = table.tolist() if table.size <= 4_000_000 else table
     while i > 0 and j > 0:
         if reference[i - 1] == candidate[j - 1]:
             words.append(reference[i - 1])
@@ -180,8 +212,16 @@ def rouge_package_l(hypothesis: list[str], reference: list[str]) -> float:
 def weighted_lcs(reference: list[str], candidate: list[str], weight: float) -> float:
     """WLCS of Lin (2004): dynamic programming that remembers the length of the run of
     consecutive matches ending at each cell; extending a run of k by one adds
-    ``f(k + 1) - f(k)`` with ``f(k) = k ** weight``."""
-    cols = len(candidate)
+    ``f(k + 1) - f(k)`` with ``f(k) = k ** weight``; elsewhere the larger of the cells above
+    and to the left.
+
+    Large inputs run row by row in numpy with the same arithmetic: a match cell starts a new
+    segment of the row, and the cells after it take the running maximum of the cells above
+    within the segment.
+    """
+    rows, cols = len(reference), len(candidate)
+    if rows * cols >= _NUMPY_FROM:
+        return _weighted_lcs_rows(reference, candidate, weight)
     score_above = [0.0] * (cols + 1)
     run_above = [0] * (cols + 1)
     for word in reference:
@@ -190,7 +230,7 @@ def weighted_lcs(reference: list[str], candidate: list[str], weight: float) -> f
         for j in range(1, cols + 1):
             if word == candidate[j - 1]:
                 k = run_above[j - 1]
-                score_row[j] = score_above[j - 1] + (k + 1) ** weight - k**weight
+                score_row[j] = score_above[j - 1] + ((k + 1) ** weight - k**weight)
                 run_row[j] = k + 1
             elif score_above[j] > score_row[j - 1]:
                 score_row[j] = score_above[j]
@@ -198,6 +238,29 @@ def weighted_lcs(reference: list[str], candidate: list[str], weight: float) -> f
                 score_row[j] = score_row[j - 1]
         score_above, run_above = score_row, run_row
     return score_above[cols]
+
+
+def _weighted_lcs_rows(reference: list[str], candidate: list[str], weight: float) -> float:
+    ref_ids, cand_ids = _token_ids(reference, candidate)
+    cols = len(candidate)
+    longest = min(len(reference), cols) + 1
+    increment = np.array([(k + 1) ** weight - k**weight for k in range(longest + 1)])
+    score_above = np.zeros(cols + 1)
+    run_above = np.zeros(cols + 1, dtype=np.int64)
+    for token in ref_ids:
+        match = cand_ids == token
+        if not match.any():  # nothing new in this row: every cell takes the left or above
+            score_above = np.concatenate(([0.0], np.maximum.accumulate(score_above[1:])))
+            run_above = np.zeros(cols + 1, dtype=np.int64)
+            continue
+        runs = run_above[:-1]
+        values = np.where(match, score_above[:-1] + increment[runs], score_above[1:])
+        # running maximum that restarts at every match cell: numpy orders complex numbers
+        # lexicographically, so (segment number, value) pairs do it exactly, without a sort
+        keys = np.cumsum(match) + 1j * values
+        score_above = np.concatenate(([0.0], np.maximum.accumulate(keys).imag))
+        run_above = np.concatenate(([0], np.where(match, runs + 1, 0)))
+    return float(score_above[cols])
 
 
 def rouge_w_fmeasure(reference: list[str], prediction: list[str], weight: float = 1.2) -> float:
