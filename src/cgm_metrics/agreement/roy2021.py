@@ -22,7 +22,7 @@ are mapped linearly, ``100 * (grade - low) / (high - low)``, and the output says
 
 >>> from cgm_metrics.agreement import darr_kendall
 >>> darr_kendall([90, 40, 10], [0.9, 0.5, 0.5], [("item", "ann")] * 3)
-{'tau': 0.3333333333333333, 'concordant': 2, 'discordant': 0, 'ties': 1}
+{'tau': 0.6666666666666666, 'concordant': 2, 'discordant': 0, 'ties': 1}
 """
 
 from __future__ import annotations
