@@ -444,3 +444,203 @@ def test_scores_do_not_depend_on_the_hash_seed(pairs):
         )
         outputs.add(run.stdout)
     assert len(outputs) == 1
+
+
+# --- Roy et al. 2021's metrics: nltk's sentence BLEU (method 5), the rouge package, ROUGE-W ---
+
+
+def _word_texts(count: int, seed: int) -> list[str]:
+    """Short texts of a small vocabulary (many shared n-grams), with periods, tabs and
+    newlines: what the rouge package's sentence split and the whitespace tokens see."""
+    rng = random.Random(seed)
+    words = ["a", "b", "c", "d", "the", "cat", "sat", "on", "mat", "x", ".", ",", "..", "e.g."]
+    glue = [" ", " ", " ", "  ", "", "\t", "\n", ". ", " ."]
+    return ["".join(rng.choice(words) + rng.choice(glue) for _ in range(rng.randint(0, 16)))
+            for _ in range(count)]
+
+
+def test_nltk_method5_equals_nltk_sentence_bleu_per_item(hs_rows, pairs):
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+    method5 = SmoothingFunction().method5
+    metric = cgm_metrics.get_metric("bleu", smooth_method="nltk-method5", tokenize="none")
+    texts = _word_texts(900, seed=5)
+    rng = random.Random(6)
+    predictions = texts[:300] + pairs[0] + [r["prediction"] for r in hs_rows]
+    references = ([[t] for t in texts[300:600]]
+                  + [[r] for r in pairs[1]] + [r["references"] for r in hs_rows])
+    # several references of varying number (clipping by the most frequent, closest length)
+    predictions += texts[600:700]
+    references += [rng.sample(texts[700:], rng.randint(2, 4)) for _ in range(100)]
+    result = metric.compute(predictions, references, per_item=True)
+    mismatches = []
+    for prediction, refs, ours in zip(predictions, references, result["per_item"], strict=True):
+        peer = sentence_bleu([r.split() for r in refs], prediction.split(),
+                             smoothing_function=method5)
+        if ours != 100 * peer:  # bit for bit: the same exact fractions, the same float steps
+            mismatches.append((prediction, refs, ours, 100 * peer))
+    assert mismatches == []
+    assert "smooth_method:nltk-method5" in result["signature"]
+
+
+def test_nltk_method5_rows_sum_to_nltks_corpus_counts(pairs):
+    """The statistics are nltk's: summed rows are corpus_bleu's numerators and denominators
+    (modified_precision per sentence), so the corpus score is method 5 on nltk's sums."""
+    from nltk.translate.bleu_score import closest_ref_length, modified_precision
+
+    metric = BleuMetric(smooth_method="nltk-method5", tokenize="none")
+    predictions = pairs[0]
+    references = [[r] for r in pairs[1]]
+    summed = metric.statistics(predictions, references).sum(axis=0)
+    expected = np.zeros(12)
+    for prediction, (ref,) in zip(predictions, references, strict=True):
+        hyp, refs = prediction.split(), [ref.split()]
+        expected[0] += len(hyp)
+        expected[1] += closest_ref_length(refs, len(hyp))
+        for n in range(1, 6):
+            fraction = modified_precision(refs, hyp, n)
+            expected[1 + n] += fraction.numerator
+            expected[6 + n] += fraction.denominator
+    assert summed.tolist() == expected.tolist()
+    one = metric.compute(predictions[:1], references[:1], per_item=True)
+    assert one["score"] == one["per_item"][0]
+
+
+def test_nltk_method5_options_are_checked():
+    with pytest.raises(ValueError, match="nltk-method5.*max_ngram_order` must be 4"):
+        cgm_metrics.get_metric("bleu", smooth_method="nltk-method5", max_ngram_order=3)
+    with pytest.raises(ValueError, match="no `smooth_value` or `effective_order`"):
+        cgm_metrics.get_metric("bleu", smooth_method="nltk-method5", smooth_value=0.1)
+    with pytest.raises(ValueError, match="Unknown `smooth_method` 'method5'.*'nltk-method5'"):
+        cgm_metrics.get_metric("bleu", smooth_method="method5")
+
+
+@pytest.mark.parametrize("tokenize", ["whitespace", "code"])
+def test_rouge_package_implementation_equals_the_rouge_package(hs_rows, tokenize):
+    """``implementation="rouge"``: the rouge package 1.0.1's ROUGE-1..4 and summary-level
+    ROUGE-L F; "whitespace" reads the raw text as the package does, "code" hands it the
+    TranX tokens joined by spaces. Where the package raises (nothing but periods), 0."""
+    from rouge import Rouge
+
+    texts = _word_texts(1200, seed=8)
+    predictions = texts[:600] + [r["prediction"] for r in hs_rows]
+    references = texts[600:] + [r["references"][0] for r in hs_rows]
+    names = ["rouge-1", "rouge-2", "rouge-3", "rouge-4", "rouge-l"]
+    ours = {f"rouge-{n}": cgm_metrics.get_metric("rouge_n", n=n, tokenize=tokenize,
+                                                 implementation="rouge") for n in range(1, 5)}
+    ours["rouge-l"] = cgm_metrics.get_metric("rouge_l", tokenize=tokenize, implementation="rouge")
+    values = {name: metric.compute(predictions, [[r] for r in references], per_item=True)
+              for name, metric in ours.items()}
+
+    def given(text: str) -> str:
+        return text if tokenize == "whitespace" else " ".join(code_tokens(text))
+
+    peer = Rouge(metrics=names)
+    raised, mismatches = 0, []
+    for index, (prediction, reference) in enumerate(zip(predictions, references, strict=True)):
+        try:
+            expected = peer.get_scores(given(prediction), given(reference))[0]
+        except ValueError:
+            raised += 1
+            expected = {name: {"f": 0.0} for name in names}
+        for name in names:
+            if values[name]["per_item"][index] != expected[name]["f"]:
+                mismatches.append((name, prediction, reference))
+    assert mismatches == []
+    assert 0 < raised < 100  # the edge case is exercised, and it is an edge case
+    for name in names:
+        per_item = values[name]["per_item"]
+        assert values[name]["score"] == pytest.approx(sum(per_item) / len(per_item), abs=1e-15)
+
+
+def test_rouge_n_default_equals_rouge_score(pairs):
+    predictions = pairs[0]
+    references = pairs[1]
+    for n in (1, 2, 4):
+        result = cgm_metrics.score("rouge_n", predictions, references, n=n, per_item=True)
+        scorer = rouge_scorer.RougeScorer([f"rouge{n}"], tokenizer=_CodeTokenizer())
+        expected = [scorer.score(r, p)[f"rouge{n}"].fmeasure
+                    for p, r in zip(predictions, references, strict=True)]
+        assert result["per_item"] == expected
+
+
+class _CodeTokenizer:
+    def tokenize(self, text):
+        return code_tokens(text)
+
+
+def test_rouge_l_default_is_unchanged_by_the_implementation_option(pairs):
+    predictions = pairs[0]
+    references = pairs[1]
+    default = cgm_metrics.score("rouge_l", predictions, references, per_item=True)
+    explicit = cgm_metrics.score("rouge_l", predictions, references, per_item=True,
+                                 implementation="rouge-score")
+    assert explicit == default
+    assert "implementation" not in default["signature"]
+
+
+def test_rouge_w_hand_computed_values():
+    """ROUGE-W by hand (Lin 2004, section 3.3; f(k) = k ** weight, f^-1(x) = x ** (1/weight)).
+
+    Reference X = "a b c d e f g" (m = 7); Lin's two candidates with 4 matched words:
+    Y1 = "a b c d h i k" (one run of 4) and Y2 = "a h b k c i d" (four runs of 1).
+    - Y1: WLCS = f(4) = 4 ** w, so R = (4 ** w / 7 ** w) ** (1 / w) = 4 / 7, P = 4 / 7 (n = 7),
+      F = 4 / 7 = 0.571428..., whatever w.
+    - Y2 with w = 2: WLCS = 4 * f(1) = 4, R = sqrt(4 / 49) = 2 / 7, P = 2 / 7, F = 2 / 7.
+    - Y2 with w = 1.2: WLCS = 4, R = P = (4 / 7 ** 1.2) ** (1 / 1.2) = 4 ** (5 / 6) / 7
+      = 2 ** (5 / 3) / 7 = 3.1748021 / 7 = 0.4535432, F = 0.4535432.
+    - w = 1 is ROUGE-L: WLCS = LCS = 4 for both, F = 4 / 7.
+    - Z = "a b x c d" against X: runs "a b" and "c d", WLCS with w = 2 is
+      f(2) + f(2) = 8 (each run adds f(1) = 1 then f(2) - f(1) = 3), R = sqrt(8 / 49)
+      = 2 sqrt(2) / 7 = 0.4040610, P = sqrt(8 / 25) = 2 sqrt(2) / 5 = 0.5656854 (n = 5);
+      R P = 8 / 35 and R + P = 2 sqrt(2) * 12 / 35, so F = 2 R P / (R + P)
+      = 16 / (24 sqrt(2)) = sqrt(2) / 3 = 0.4714045.
+    """
+    x = "a b c d e f g"
+    cases = [("a b c d h i k", 2.0, 4 / 7), ("a h b k c i d", 2.0, 2 / 7),
+             ("a b c d h i k", 1.2, 4 / 7), ("a h b k c i d", 1.2, 2 ** (5 / 3) / 7),
+             ("a h b k c i d", 1.0, 4 / 7), ("a b x c d", 2.0, 2 ** 0.5 / 3)]
+    for candidate, weight, expected in cases:
+        metric = cgm_metrics.get_metric("rouge_w", tokenize="whitespace", weight=weight)
+        assert metric.compute([candidate], [x])["score"] == pytest.approx(expected, rel=1e-12)
+    assert 2 ** (5 / 3) / 7 == pytest.approx(0.4535432, abs=1e-7)
+    assert 2 ** 0.5 / 3 == pytest.approx(0.4714045, abs=1e-7)
+    # empty sides score 0; the best of several references counts
+    metric = cgm_metrics.get_metric("rouge_w", tokenize="whitespace")
+    assert metric.compute([""], [x])["score"] == 0.0
+    assert metric.compute(["a b c d h i k"], [["z", x]])["score"] == pytest.approx(4 / 7)
+
+
+def test_rouge_options_are_checked():
+    with pytest.raises(ValueError, match="Unknown `implementation` 'pltrdy'.*'rouge'"):
+        cgm_metrics.get_metric("rouge_l", implementation="pltrdy")
+    with pytest.raises(ValueError, match="`n` must be an integer from 1 to 9"):
+        cgm_metrics.get_metric("rouge_n", n=0)
+    with pytest.raises(ValueError, match="`weight` must be a number >= 1"):
+        cgm_metrics.get_metric("rouge_w", weight=0.5)
+    with pytest.raises(ValueError, match="Unknown `tokenize` 'spaces' for rouge_n"):
+        cgm_metrics.get_metric("rouge_n", tokenize="spaces")
+
+
+def test_long_inputs_take_the_row_by_row_programs_with_the_same_values(monkeypatch):
+    """ROUGE-W's weighted LCS and the rouge package's LCS traceback run in numpy from 4,096
+    table cells; the cell-by-cell programs (checked above against the hand values and the
+    package) give the same values on every input."""
+    from cgm_metrics.classic import rouge
+
+    rng = random.Random(11)
+    cases = []
+    for _ in range(300):
+        vocabulary = rng.randint(1, 6)
+        cases.append(([str(rng.randrange(vocabulary)) for _ in range(rng.randint(1, 80))],
+                      [str(rng.randrange(vocabulary)) for _ in range(rng.randint(1, 80))]))
+    monkeypatch.setattr(rouge, "_NUMPY_FROM", 10**12)
+    expected = [(rouge.weighted_lcs(a, b, w), rouge.lcs_words(a, b))
+                for a, b in cases for w in (1.0, 1.2, 2.0)]
+    monkeypatch.setattr(rouge, "_NUMPY_FROM", 0)
+    rows = [(rouge.weighted_lcs(a, b, w), rouge.lcs_words(a, b))
+            for a, b in cases for w in (1.0, 1.2, 2.0)]
+    assert rows == expected
+    # weight 1 is the LCS length
+    assert [rouge.weighted_lcs(a, b, 1.0) for a, b in cases] == [
+        float(lcs_length(a, b)) for a, b in cases]

@@ -32,6 +32,8 @@ BUILTIN_METRICS: dict[str, str] = {
     "edit_sim": "cgm_metrics.edit_sim:EditSimMetric",
     "bleu": "cgm_metrics.classic:BleuMetric",
     "rouge_l": "cgm_metrics.classic:RougeLMetric",
+    "rouge_n": "cgm_metrics.classic:RougeNMetric",
+    "rouge_w": "cgm_metrics.classic:RougeWMetric",
     "meteor": "cgm_metrics.classic:MeteorMetric",
 }
 

@@ -19,6 +19,8 @@ Kendall correlations with bootstrap intervals.
 
 ``protocol="evtikhiev2023"`` reproduces the published Out of the BLEU pipeline exactly;
 ``protocol="default"`` uses numpy's generator, two-sided p-values and Holm's correction.
+:func:`run_roy2021` is the protocol of Roy et al. 2021 (direct assessments, DARR pairs and
+:func:`darr_kendall`, approximate randomization and Wilcoxon on synthetic systems).
 """
 
 from .aggregation import aggregate, majority_vote, mean_grade, mmsr, mmsr_skills
@@ -26,6 +28,7 @@ from .analysis import AgreementResult, run_agreement
 from .data import GradedData, GradedInputError, graded_from_rows, read_graded_jsonl
 from .engine import CONALA_BINS, HEARTHSTONE_BINS, PROTOCOLS, synthesize
 from .report import format_table, plot, to_csv, to_json
+from .roy2021 import RoyResult, darr_kendall, format_roy2021, run_roy2021
 
 __all__ = [
     "AgreementResult",
@@ -34,7 +37,10 @@ __all__ = [
     "GradedInputError",
     "HEARTHSTONE_BINS",
     "PROTOCOLS",
+    "RoyResult",
     "aggregate",
+    "darr_kendall",
+    "format_roy2021",
     "format_table",
     "graded_from_rows",
     "majority_vote",
@@ -44,6 +50,7 @@ __all__ = [
     "plot",
     "read_graded_jsonl",
     "run_agreement",
+    "run_roy2021",
     "synthesize",
     "to_csv",
     "to_json",

@@ -4,8 +4,12 @@ through :meth:`GradedData.outputs`).
 
 ```
 {"item": 0, "system": "gcnn", "prediction": "...", "references": ["..."],
- "grades": {"grader1": 4, "grader2": 3}, "grade": 4, "scores": {"chrf": 0.81}}
+ "grades": {"grader1": 4, "grader2": 3}, "grade": 4, "scores": {"chrf": 0.81},
+ "dimensions": {"fluency": {"grader1": 5, "grader2": 4}}}
 ```
+
+``dimensions`` (optional) holds further human judgements per grader on other scales (Roy et
+al. 2021: conciseness, content adequacy, fluency on a 1-5 Likert scale).
 
 Items keep the order in which they first appear, systems too. Every problem a user can fix
 raises :class:`GradedInputError` (a ``ValueError``) naming the line and the fix.
@@ -44,6 +48,8 @@ class GradedData:
     grade: np.ndarray | None  # [system, item] aggregated grade given in the file
     scores: dict[str, np.ndarray] = field(default_factory=dict)  # metric -> [system, item]
     graders: list[str] = field(default_factory=list)  # in order of first appearance
+    #: further human dimensions: name -> per task (system-major), grader -> value
+    dimensions: dict[str, list[dict[str, float]]] = field(default_factory=dict)
 
     @property
     def n_items(self) -> int:
@@ -244,7 +250,36 @@ def graded_from_rows(rows: list, source: str = "", require_grades: bool = True,
                 table[s, i] = value
         scores[name] = table
     return GradedData(items, systems, refs_out, predictions, raw_grades, grade, scores,  # type: ignore[arg-type]
-                      graders)  # refs_out holds no None (checked above)
+                      graders, _dimensions(flat, source))  # refs_out holds no None (checked above)
+
+
+def _dimensions(flat: list[dict], source: str) -> dict[str, list[dict[str, float]]]:
+    """The rows' ``dimensions`` per name and task (absent or null: not judged)."""
+    names: list[str] = []
+    for row in flat:
+        value = row.get("dimensions")
+        if value is None:
+            continue
+        if not isinstance(value, dict) or not all(
+            isinstance(v, dict) or v is None for v in value.values()
+        ):
+            raise GradedInputError(f"{_where(source, row['_line'])}: 'dimensions' must be an "
+                                   "object {dimension: {grader: value}}.")
+        names.extend(name for name in value if name not in names)
+    out: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    for row in flat:
+        given = row.get("dimensions") or {}
+        for name in names:
+            kept: dict[str, float] = {}
+            for grader, value in (given.get(name) or {}).items():
+                if value is None:
+                    continue
+                if not _number(value):
+                    raise GradedInputError(f"{_where(source, row['_line'])}: {name!r} of "
+                                           f"{grader!r} must be a number, got {value!r}.")
+                kept[str(grader)] = value
+            out[name].append(kept)
+    return out
 
 
 def check_grade_range(data: GradedData, low: float, high: float) -> None:

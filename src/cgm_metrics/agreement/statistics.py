@@ -55,16 +55,17 @@ def from_values(name: str, values: np.ndarray, source: str) -> ItemStatistics:
 
 def registry_metric(name: str, predictions: list[list[str]], references: list[list[str]],
                     lang: str = "python", item_values: np.ndarray | None = None,
-                    jobs: int = 1) -> ItemStatistics:
+                    jobs: int = 1, options: dict | None = None) -> ItemStatistics:
     """Statistics of a registry metric (``cgm_metrics.get_metric``), scores scaled to 0-1.
 
     ``item_values`` (per system and item, for correlations) default to the score of each
-    item's row; the study's BLEU gives its own per-item values in the file.
+    item's row; the study's BLEU gives its own per-item values in the file. ``options`` are
+    the metric's options (``get_metric(name, lang=lang, **options)``).
     """
     from ..registry import get_metric
     from ..runner import compute_statistics
 
-    metric = get_metric(name, lang=lang)
+    metric = get_metric(name, lang=lang, **(options or {}))
     refs = [list(r) for r in references]
     # every system in one call: a metric that reads references once per call reads them once
     flat = [text for preds in predictions for text in preds]

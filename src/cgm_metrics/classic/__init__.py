@@ -3,6 +3,8 @@
 - :class:`BleuMetric` (``"bleu"``, 0-100): sacrebleu statistics; corpus BLEU as score,
   sentence BLEU (exp smoothing, effective order) per item.
 - :class:`RougeLMetric` (``"rouge_l"``, 0-1): rouge-score's LCS F-measure, best reference.
+- :class:`RougeNMetric` (``"rouge_n"``) and :class:`RougeWMetric` (``"rouge_w"``, 0-1):
+  ROUGE-N (rouge-score or the rouge package) and ROUGE-W (weighted LCS, Lin 2004).
 - :class:`MeteorMetric` (``"meteor"``, 0-1): nltk's METEOR with WordNet 3.0, best reference
   (WordNet setup: ``python -m cgm_metrics.classic.wordnet install``).
 
@@ -10,12 +12,14 @@ All three use the study's TranX code tokens by default.
 """
 
 from .bleu import BleuMetric, bleu_from_statistics
-from .rouge import RougeLMetric, lcs_fmeasure, lcs_length
+from .rouge import RougeLMetric, RougeNMetric, RougeWMetric, lcs_fmeasure, lcs_length
 
 __all__ = [
     "BleuMetric",
     "MeteorMetric",
     "RougeLMetric",
+    "RougeNMetric",
+    "RougeWMetric",
     "bleu_from_statistics",
     "lcs_fmeasure",
     "lcs_length",

@@ -11,6 +11,15 @@ and ``ref_len`` the closest reference length, exactly as sacrebleu counts them. 
   and effective order, as ``sacrebleu.sentence_bleu``): the study's per-snippet BLEU;
 - ``score_from_statistics`` scores summed rows, vectorised, for resampling.
 
+``smooth_method="nltk-method5"`` is the sentence BLEU of Roy et al. 2021: nltk's
+``sentence_bleu`` with ``SmoothingFunction().method5`` (Chen & Cherry 2014), equal per item
+to nltk (exact rational arithmetic for the smoothed precisions, as nltk's ``Fraction``s);
+with ``tokenize="none"`` the tokens are the whitespace-split text nltk is usually given.
+Its rows also count 5-grams (method 5 averages each precision with the next order's) and
+keep nltk's denominators ``max(1, n-grams)``, so summed rows are nltk's ``corpus_bleu`` sums;
+the corpus score applies method 5 to those sums (nltk's ``corpus_bleu`` would take the
+5-gram precision of the last sentence only).
+
 Scale 0-100 (sacrebleu's). The default tokenizer ``"code"`` is the study's: TranX code
 tokens, then sacrebleu without further tokenization (what its vendored sacrebleu "code"
 tokenizer did); sacrebleu's own tokenizers are options (``tokenize="13a"`` with the other
@@ -37,10 +46,12 @@ from ..metric import Metric
 
 #: ``tokenize`` choices: the study's code tokenizer and sacrebleu's offline tokenizers.
 TOKENIZERS: tuple[str, ...] = ("code", "none", "13a", "intl", "char", "zh")
-SMOOTH_METHODS: tuple[str, ...] = ("exp", "floor", "add-k", "none")
+SMOOTH_METHODS: tuple[str, ...] = ("exp", "floor", "add-k", "none", "nltk-method5")
+NLTK_METHOD5 = "nltk-method5"
 #: sacrebleu's ``BLEU.SMOOTH_DEFAULTS`` (sacrebleu itself is imported only when its
 #: tokenizers or its multi-reference n-gram extraction are needed)
-SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None,
+                                            NLTK_METHOD5: None}
 
 _MIN_LOG = -9999999999.0  # sacrebleu's floor for log(0)
 _libm_exp = np.frompyfunc(math.exp, 1, 1)
@@ -122,6 +133,54 @@ def bleu_from_statistics(
             log_sum = log_sum + np.where(n < eff_order, log_p, 0.0)
         score = bp * _exp(log_sum / eff_order)
     return np.where(any_correct, score, 0.0)
+
+
+def _nltk_method5_row(row: np.ndarray) -> float:
+    """nltk's BLEU-4 with smoothing method 5 of one row ``[hyp_len, ref_len, c1..c5,
+    d1..d5]`` (``d`` = nltk's denominators ``max(1, n-grams)``), on a 0-1 scale.
+
+    The same steps as nltk's ``corpus_bleu``: 0 without a unigram match; each precision
+    averaged with the previous smoothed one and the next order's (the first with
+    ``p1 + 1``), as exact fractions: numerator and denominator are Python integers (not
+    reduced, which ``Fraction`` would do at a gcd per step), and ``num / den`` is the
+    correctly rounded float nltk gets from its ``Fraction``; then
+    ``bp * exp(fsum(0.25 * log(p)))`` with nltk's brevity penalty.
+    """
+    hyp_len, ref_len = float(row[0]), float(row[1])
+    correct = [int(row[2 + n]) for n in range(5)]
+    if correct[0] == 0:
+        return 0.0
+    denominator = [int(row[7 + n]) for n in range(5)]
+    num, den = correct[0] + denominator[0], denominator[0]  # p1 + 1
+    logs = []
+    for n in range(4):
+        c, d = correct[n], denominator[n]
+        c_next, d_next = correct[n + 1], denominator[n + 1]
+        # (num / den + c / d + c_next / d_next) / 3
+        num = num * d * d_next + c * den * d_next + c_next * den * d
+        den = 3 * den * d * d_next
+        if num > 0:
+            logs.append(0.25 * math.log(num / den))
+    if hyp_len > ref_len:
+        penalty = 1.0
+    elif hyp_len == 0:
+        penalty = 0.0
+    else:
+        penalty = math.exp(1 - ref_len / hyp_len)
+    return penalty * math.exp(math.fsum(logs))
+
+
+def nltk_method5_from_statistics(stats: np.ndarray) -> np.ndarray:
+    """BLEU (0-100) with nltk's smoothing method 5 of every row of ``stats[..., 12]``."""
+    stats = np.asarray(stats, dtype=np.float64)
+    if stats.shape[-1] != 12:
+        raise ValueError(
+            "nltk-method5 BLEU statistics rows have 12 numbers (lengths, 5 match counts, 5 "
+            f"denominators), got rows of {stats.shape[-1]}."
+        )
+    flat = stats.reshape(-1, 12)
+    out = np.fromiter((100 * _nltk_method5_row(row) for row in flat), np.float64, len(flat))
+    return out.reshape(stats.shape[:-1])
 
 
 def corpus_ngram_statistics(
@@ -236,6 +295,13 @@ class BleuMetric(Metric):
         for flag, value in (("lowercase", lowercase), ("effective_order", effective_order)):
             if not isinstance(value, bool):
                 raise TypeError(f"`{flag}` must be True or False, got {value!r}.")
+        if smooth_method == NLTK_METHOD5 and (
+            smooth_value is not None or max_ngram_order != 4 or effective_order
+        ):
+            raise ValueError(
+                "smooth_method='nltk-method5' is nltk's BLEU-4 with smoothing method 5: it takes "
+                "no `smooth_value` or `effective_order`, and `max_ngram_order` must be 4."
+            )
         # The tokenizers do not depend on the language, but an unknown one is still an error.
         self.lang = resolve_language(lang).name
         options: dict[str, Any] = {
@@ -262,7 +328,15 @@ class BleuMetric(Metric):
 
             self._sacrebleu_tokenizer = BLEU(tokenize=tokenize).tokenizer
 
+    @property
+    def _nltk(self) -> bool:
+        return self._smooth_method == NLTK_METHOD5
+
     def columns(self) -> tuple[str, ...]:
+        if self._nltk:  # nltk counts one order more for method 5, denominators >= 1
+            order = range(1, 6)
+            return ("hyp_len", "ref_len", *(f"correct_{n}" for n in order),
+                    *(f"denominator_{n}" for n in order))
         order = range(1, self._order + 1)
         return (
             "hyp_len", "ref_len", *(f"correct_{n}" for n in order), *(f"total_{n}" for n in order)
@@ -278,7 +352,15 @@ class BleuMetric(Metric):
         return self._sacrebleu_tokenizer(text)
 
     def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
-        order = self._order
+        if self._nltk:
+            rows = self._count_statistics(predictions, references, 5)
+            rows[:, 7:] = np.maximum(rows[:, 7:], 1.0)  # nltk's max(1, n-grams)
+            return rows
+        return self._count_statistics(predictions, references, self._order)
+
+    def _count_statistics(
+        self, predictions: list[str], references: list[list[str]], order: int
+    ) -> np.ndarray:
         if all(len(refs) == 1 for refs in references):
             seen: dict[str, list[str]] = {}  # a text repeated in the call is tokenized once
 
@@ -323,13 +405,19 @@ class BleuMetric(Metric):
         return rows
 
     def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
-        """Corpus BLEU of (summed) statistics rows, as ``sacrebleu.corpus_bleu``."""
+        """Corpus BLEU of (summed) statistics rows, as ``sacrebleu.corpus_bleu`` (or nltk's
+        method 5 on the summed counts)."""
+        if self._nltk:
+            return nltk_method5_from_statistics(stats)
         return bleu_from_statistics(
             stats, self._order, self._smooth_method, self._smooth_value, self._effective_order
         )
 
     def item_scores(self, stats: np.ndarray) -> np.ndarray:
-        """Sentence BLEU of each row (effective order), as ``sacrebleu.sentence_bleu``."""
+        """Sentence BLEU of each row (effective order), as ``sacrebleu.sentence_bleu``, or
+        nltk's ``sentence_bleu`` with ``SmoothingFunction().method5``."""
+        if self._nltk:
+            return nltk_method5_from_statistics(stats)
         return bleu_from_statistics(
             stats, self._order, self._smooth_method, self._smooth_value, effective_order=True
         )

@@ -2,6 +2,7 @@
 
     cgm agreement graded.jsonl
     cgm agreement hs.graded.jsonl --protocol evtikhiev2023 --json out.json --plot pairs.png
+    cgm agreement assessments.graded.jsonl --protocol roy2021 --json tables.json
 """
 
 from __future__ import annotations
@@ -21,9 +22,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("file", metavar="FILE", help="graded-outputs JSONL (one row per "
                         "item and system; see ARCHITECTURE.md)")
-    parser.add_argument("--protocol", choices=("default", "evtikhiev2023"), default="default",
-                        help="evtikhiev2023 reproduces Out of the BLEU exactly; default: numpy "
-                        "RNG, two-sided p-values, Holm (default: %(default)s)")
+    parser.add_argument("--protocol", choices=("default", "evtikhiev2023", "roy2021"),
+                        default="default",
+                        help="evtikhiev2023 reproduces Out of the BLEU exactly; roy2021: Roy et "
+                        "al. 2021 (direct assessments 0-100, DARR Kendall's tau, approximate "
+                        "randomization and Wilcoxon; --aggregate and --correction do not "
+                        "apply); default: numpy RNG, two-sided p-values, Holm "
+                        "(default: %(default)s)")
     parser.add_argument("--aggregate", choices=("mmsr", "mean", "majority"), default="mmsr",
                         help="how raw grades are aggregated per (item, system) "
                         "(default: %(default)s)")
@@ -32,7 +37,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "metrics computed from prediction/references (default: all 'scores')")
     parser.add_argument("--n-resamples", type=_arguments.positive_int, default=None, metavar="R",
                         dest="n_resamples",
-                        help="bootstrap resamples (default: 500 for evtikhiev2023, else 1000)")
+                        help="bootstrap resamples (default: 500 for evtikhiev2023, else 1000; "
+                        "roy2021: randomization trials per pair, default 10000)")
     parser.add_argument("--resamples", type=_arguments.positive_int, dest="n_resamples",
                         help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=_arguments.seed, default=None,
@@ -41,9 +47,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--bins", type=_arguments.bin_edge, nargs="+", default=None,
                         metavar="EDGE", action=_arguments.BinEdges,
                         help="edges of the metric-difference bins in points "
-                        "(default: 0 2 5 10 100; the study's HearthStone tables use 0 1 2 4 100)")
-    parser.add_argument("--grade-range", type=float, nargs=2, default=(0.0, 4.0),
-                        metavar=("LOW", "HIGH"), help="valid grade range (default: 0 4)")
+                        "(default: 0 2 5 10 100, roy2021 0 2 5 10 15 20 100; the Out of the "
+                        "BLEU HearthStone tables use 0 1 2 4 100)")
+    parser.add_argument("--grade-range", type=float, nargs=2, default=None,
+                        metavar=("LOW", "HIGH"), help="valid grade range (default: 0 4; 0 100 "
+                        "for roy2021, which maps other ranges linearly to 0-100)")
+    parser.add_argument("--dimension-range", nargs=3, action="append", default=None,
+                        metavar=("NAME", "LOW", "HIGH"), dest="dimension_ranges",
+                        help="roy2021: the scale of a human dimension of the rows' "
+                        "'dimensions' (default 1 5); repeat for several")
     parser.add_argument("--correction", choices=("holm", "bh", "none"), default="holm",
                         help="multiple-comparison correction of the default protocol: holm "
                         "(default), bh (Benjamini-Hochberg) or none")
@@ -65,6 +77,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Problems the user can fix raise ``InputError`` (``cgm`` exits 1 with the message);
     anything else is an internal error (exit 2)."""
+    if args.protocol == "roy2021":
+        return _run_roy2021(args)
     from ..agreement import format_table, plot, run_agreement, to_csv, to_json
 
     result = run_agreement(
@@ -76,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         alpha=args.alpha,
         bins=args.bins,
-        grade_range=tuple(args.grade_range),
+        grade_range=tuple(args.grade_range or (0.0, 4.0)),
         synthetic=not args.no_synthetic,
         correlations=not args.no_correlations,
         lang=args.lang,
@@ -89,6 +103,36 @@ def run(args: argparse.Namespace) -> int:
         _write(args.csv, to_csv, result)
     if args.plot:
         plot(result, args.plot)
+    return 0
+
+
+def _run_roy2021(args: argparse.Namespace) -> int:
+    import sys
+
+    from ..agreement import roy2021
+    from ..errors import InputError
+
+    if args.plot:
+        raise InputError("--plot is not available with --protocol roy2021; the pairs are in "
+                         "--json (metric_delta_points, human_delta_points, outcome).")
+    ranges = {}
+    for name, low, high in args.dimension_ranges or []:
+        try:
+            ranges[name] = (float(low), float(high))
+        except ValueError:
+            raise InputError(f"--dimension-range {name} {low} {high}: LOW and HIGH must be "
+                             "numbers.") from None
+    result = roy2021.run_roy2021(
+        args.file, metrics=args.metrics, n_resamples=args.n_resamples, seed=args.seed,
+        alpha=args.alpha, bins=args.bins, grade_range=tuple(args.grade_range or (0.0, 100.0)),
+        dimension_ranges=ranges, synthetic=not args.no_synthetic, lang=args.lang,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    print(roy2021.format_roy2021(result))
+    if args.json:
+        _write(args.json, roy2021.to_json, result)
+    if args.csv:
+        _write(args.csv, roy2021.to_csv, result)
     return 0
 
 

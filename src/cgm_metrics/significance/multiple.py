@@ -233,6 +233,8 @@ def compare(
         raise ValueError(f"indices must have shape [n_resamples, {n_items}], got {indices.shape}.")
     boots = resampling.bootstrap_scores(arrays, score, indices)
     mask = None if method == "paired_bootstrap" else resampling.randomization_mask(n_items, n_resamples, seed)
+    if mask is not None and len(names) > 2 and mask.size <= 4_000_000:
+        mask = mask.astype(np.float64)  # 0/1 floats once (<= 32 MB), not once per pair
     pair_index = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     if p_values == "normal":
         raw = []

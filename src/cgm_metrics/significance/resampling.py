@@ -71,13 +71,14 @@ def randomization_scores(
     mask: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scores of the two pseudo-systems of every trial (``mask`` True: the item keeps a's output
-    in pseudo-system a, as sacrebleu's ``pos_sel``)."""
+    in pseudo-system a, as sacrebleu's ``pos_sel``; a 0/1 float mask, converted once by a
+    caller testing many pairs, is used as it is)."""
     n_trials, n_items = mask.shape
     difference = stats_a - stats_b
     total_a, total_b = stats_a.sum(axis=0), stats_b.sum(axis=0)
     out_a, out_b = np.empty(n_trials), np.empty(n_trials)
     for start, stop in _row_chunks(n_trials, n_items):
-        moved = mask[start:stop].astype(np.float64) @ difference
+        moved = mask[start:stop].astype(np.float64, copy=False) @ difference
         out_a[start:stop] = score(total_b + moved)
         out_b[start:stop] = score(total_a - moved)
     return out_a, out_b
