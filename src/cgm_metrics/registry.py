@@ -21,6 +21,7 @@ _REGISTRY: dict[str, str] = {
     "bleu": "cgm_metrics.classic:BleuMetric",
     "rouge_l": "cgm_metrics.classic:RougeLMetric",
     "meteor": "cgm_metrics.classic:MeteorMetric",
+    "tsed": "cgm_metrics.tsed:TsedMetric",
 }
 
 
