@@ -22,6 +22,7 @@ _REGISTRY: dict[str, str] = {
     "rouge_l": "cgm_metrics.classic:RougeLMetric",
     "meteor": "cgm_metrics.classic:MeteorMetric",
     "tsed": "cgm_metrics.tsed:TsedMetric",
+    "crystal_bleu": "cgm_metrics.crystal_bleu:CrystalBleuMetric",
 }
 
 
