@@ -23,6 +23,7 @@ _REGISTRY: dict[str, str] = {
     "meteor": "cgm_metrics.classic:MeteorMetric",
     "tsed": "cgm_metrics.tsed:TsedMetric",
     "crystal_bleu": "cgm_metrics.crystal_bleu:CrystalBleuMetric",
+    "codexglue_edit_sim": "cgm_metrics.codexglue:CodeXGlueEditSimMetric",
 }
 
 
