@@ -150,3 +150,28 @@ class CodeXGlueEditSimMetric(Metric):
         stats = np.asarray(stats, dtype=np.float64)
         count = np.where(stats[..., 2] > 0, stats[..., 2], 1)
         return {"edit_sim": stats[..., 0] / count, "exact_match": stats[..., 1] / count * 100}
+
+
+def compute_codexglue_edit_sim(
+    predictions: Any,
+    references: Any,
+    ratio: str = "fuzzywuzzy",
+    post_process: bool = True,
+    return_per_sample: bool = False,
+) -> dict:
+    """The body of the ``codexglue_edit_sim`` evaluate module: CodeXGLUE's "Edit sim" and
+    "EM" (percent), unrounded, with per-item ratios and exact matches on request."""
+    from .core.inputs import check_inputs
+
+    return_per_sample = check_flag(return_per_sample, "return_per_sample")
+    metric = CodeXGlueEditSimMetric(ratio=ratio, post_process=post_process)
+    preds, refs = check_inputs(predictions, references)
+    stats = metric.statistics(preds, refs)
+    parts = metric.components_from_statistics(stats.sum(axis=0))
+    result: dict[str, Any] = {"edit_sim": float(parts["edit_sim"]),
+                              "exact_match": float(parts["exact_match"])}
+    if return_per_sample:
+        result["scores"] = [float(x) for x in stats[:, 0]]
+        result["exact"] = [bool(x) for x in stats[:, 1]]
+    result["signature"] = metric.signature()
+    return result

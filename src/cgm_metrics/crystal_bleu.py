@@ -393,8 +393,8 @@ class CrystalBleuMetric(Metric):
     ``sentence_bleu``.
 
     Options: ``trivially_shared`` (the n-grams to ignore: a list of token tuples, as the
-    package's ``ignoring=``, or a path to a JSON list of token lists; None ignores nothing,
-    which is BLEU), ``tokenize`` ("code", "pygments" or "none"), ``lang``, ``weights``,
+    package's ``ignoring=``, or a JSON list of token lists, as text or as the path of a file;
+    None ignores nothing, which is BLEU), ``tokenize`` ("code", "pygments" or "none"), ``lang``, ``weights``,
     ``smoothing`` ("method0" to "method3", NLTK's) and ``epsilon`` (method1's).
 
     >>> shared = [(";",), ("=",), ("int",)]
@@ -437,6 +437,8 @@ class CrystalBleuMetric(Metric):
                 or not math.isfinite(epsilon) or epsilon <= 0):
             raise ValueError(f"`epsilon` must be a positive number, got {epsilon!r}.")
         self.epsilon = float(epsilon)
+        if isinstance(trivially_shared, (str, Path)) and not str(trivially_shared).strip():
+            trivially_shared = None  # an empty text box
         if trivially_shared is None:
             warnings.warn(
                 "crystal_bleu without `trivially_shared` n-grams ignores nothing: it is plain "
@@ -446,6 +448,12 @@ class CrystalBleuMetric(Metric):
                 stacklevel=2,
             )
             ngrams: list[tuple[str, ...]] = []
+        elif isinstance(trivially_shared, str) and trivially_shared.strip().startswith("["):
+            try:  # the JSON text itself (a widget's text box, a command line)
+                ngrams = check_ngrams(json.loads(trivially_shared))
+            except json.JSONDecodeError as error:
+                raise ValueError(f"`trivially_shared` is not a JSON list of token lists: "
+                                 f"{error}.") from None
         elif isinstance(trivially_shared, (str, Path)):
             ngrams = load_ngrams(trivially_shared)
         else:
@@ -491,3 +499,29 @@ class CrystalBleuMetric(Metric):
 
     def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
         return crystal_bleu_from_statistics(stats, self.weights, self.smoothing, self.epsilon)
+
+
+def compute_crystal_bleu(
+    predictions: Any,
+    references: Any,
+    lang: Any = "python",
+    tokenize: str = "code",
+    trivially_shared: Any = None,
+    weights: Any = DEFAULT_WEIGHTS,
+    smoothing: str = "method0",
+    epsilon: float = 0.1,
+    return_per_sample: bool = False,
+) -> dict:
+    """The body of the ``crystal_bleu`` evaluate module (and of any caller with raw lists)."""
+    from .core.inputs import check_flag, check_inputs
+
+    return_per_sample = check_flag(return_per_sample, "return_per_sample")
+    metric = CrystalBleuMetric(lang=lang, tokenize=tokenize, trivially_shared=trivially_shared,
+                               weights=weights, smoothing=smoothing, epsilon=epsilon)
+    preds, refs = check_inputs(predictions, references)
+    stats = metric.statistics(preds, refs)
+    result: dict[str, Any] = {"crystal_bleu": metric.corpus_score(stats)}
+    if return_per_sample:
+        result["scores"] = [float(x) for x in metric.item_scores(stats)]
+    result["signature"] = metric.signature()
+    return result

@@ -263,3 +263,33 @@ class TsedMetric(MeanOfItems):
             origin = tree(prediction)
             values[index] = max(tsed_similarity(origin, tree(ref), self.weights) for ref in refs)
         return values
+
+
+def compute_tsed(
+    predictions: Any,
+    references: Any,
+    lang: Any = None,
+    language: Any = None,
+    deletion_weight: Any = DEFAULT_WEIGHTS[0],
+    insertion_weight: Any = DEFAULT_WEIGHTS[1],
+    rename_weight: Any = DEFAULT_WEIGHTS[2],
+    return_per_sample: bool = True,
+) -> dict:
+    """The body of the ``tsed`` evaluate module: the ``tsed`` Space's call and output
+    (``language``, the three weights; ``{"tsed", "tsed_scores"}``), ``lang`` as an alias."""
+    from .core.inputs import check_flag, check_inputs
+
+    return_per_sample = check_flag(return_per_sample, "return_per_sample")
+    if lang is not None and language is not None and (
+        resolve_tsed_language(lang) != resolve_tsed_language(language)
+    ):
+        raise ValueError(f"`lang`={lang!r} and `language`={language!r} disagree; give one.")
+    chosen = lang if lang is not None else language if language is not None else "python"
+    metric = TsedMetric(lang=chosen, weights=(deletion_weight, insertion_weight, rename_weight))
+    preds, refs = check_inputs(predictions, references)
+    stats = metric.statistics(preds, refs)
+    result: dict[str, Any] = {"tsed": metric.corpus_score(stats)}
+    if return_per_sample:
+        result["tsed_scores"] = [float(x) for x in metric.item_scores(stats)]
+    result["signature"] = metric.signature()
+    return result
