@@ -140,7 +140,7 @@ def trivially_shared_ngrams(
             raise TypeError(f"`corpus[{index}]` must be a string or a list of token strings, got "
                             f"{type(document).__name__}.")
         for n in range(1, max_order + 1):
-            counts.update(zip(*(tokens[i:] for i in range(n))))
+            counts.update(zip(*(tokens[i:] for i in range(n)), strict=False))
     return [ngram for ngram, _ in counts.most_common(k)]
 
 

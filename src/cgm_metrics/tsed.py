@@ -103,7 +103,7 @@ def _pack_parser(pack_name: str) -> Any:
             f"tsed package is checked against); {installed} is installed. Fix: pip install "
             f"'{GRAMMAR_PACK}=={GRAMMAR_PACK_VERSION}'."
         )
-    return get_parser(pack_name)
+    return get_parser(pack_name)  # type: ignore[arg-type]  # one of TSED_LANGUAGES
 
 
 def sexp(code: str, lang: str) -> str:
