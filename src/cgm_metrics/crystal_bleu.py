@@ -86,8 +86,11 @@ def tokenizer(tokenize: object, lang: str | None = "python") -> Callable[[str], 
       comments dropped);
     - ``"pygments"``: Pygments' lexer for ``lang`` with whitespace and comment tokens
       dropped, the tokens of the CrystalBLEU paper's experiments;
-    - ``"none"``: the text split on whitespace (pre-tokenized input, as sacrebleu names it).
+    - ``"none"`` (or None, as a command line's ``tokenize=none`` arrives): the text split on
+      whitespace (pre-tokenized input, as sacrebleu names it).
     """
+    if tokenize is None:
+        tokenize = "none"
     if not isinstance(tokenize, str) or tokenize not in TOKENIZERS:
         raise ValueError(
             f"Unknown `tokenize` {tokenize!r} for crystal_bleu; choose one of "
@@ -415,7 +418,7 @@ class CrystalBleuMetric(Metric):
     def __init__(
         self,
         lang: Any = "python",
-        tokenize: str = "code",
+        tokenize: str | None = "code",
         trivially_shared: Any = None,
         weights: Any = DEFAULT_WEIGHTS,
         smoothing: str = "method0",
@@ -423,6 +426,7 @@ class CrystalBleuMetric(Metric):
     ) -> None:
         self.lang = resolve_language(lang).name
         self._tokens = tokenizer(tokenize, self.lang)
+        tokenize = "none" if tokenize is None else tokenize
         self.tokenize = tokenize
         self.weights = _check_weights(weights)
         if smoothing not in SMOOTHING:
