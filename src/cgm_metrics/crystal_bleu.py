@@ -25,6 +25,7 @@ import sys
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ SMOOTHING: tuple[str, ...] = ("method0", "method1", "method2", "method3")
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
 DEFAULT_K = 500
 MAX_ORDER = 4
+_CODE_LIMIT = 1 << 62  # n-gram codes and (segment, code) keys stay below this
 
 _libm_exp = np.frompyfunc(math.exp, 1, 1)
 _libm_log = np.frompyfunc(math.log, 1, 1)
@@ -212,9 +214,9 @@ def ngram_statistics(
     ``crystalbleu`` package's ``modified_precision`` counts every pair.
 
     Every n-gram of the call becomes an int64 code: tokens are numbered, and an n-gram's code
-    numbers the pair (its (n-1)-gram's code, its last token) by one ``numpy.unique``. The
-    ignored n-grams are appended as extra segments, so they get codes too and are removed
-    by code. Clipping uses the largest count in any one reference of the item.
+    is ``code of its (n-1)-gram * V + its last token``, renumbered densely (one
+    ``numpy.unique``) only when the codes would overflow. The ignored n-grams are appended as
+    extra segments, so they get codes too and are removed by code. Clipping uses the largest count in any one reference of the item.
     """
     n_items = len(hypotheses)
     n_refs = [len(group) for group in references]
@@ -222,11 +224,10 @@ def ngram_statistics(
     owners = np.repeat(np.arange(n_items, dtype=np.int64), n_refs)
     ignored_list = sorted(ngram for ngram in ignored if len(ngram) <= max_order)
     segments = hypotheses + flat_refs + [list(ngram) for ngram in ignored_list]
-    vocabulary: dict[str, int] = {}
-    ids = np.fromiter(
-        (vocabulary.setdefault(t, len(vocabulary)) + 1 for seg in segments for t in seg),
-        dtype=np.int64,
-    )
+    flat = list(chain.from_iterable(segments))
+    # token codes 1..V in order of first appearance (C-level: dict.fromkeys, map)
+    vocabulary = {token: code for code, token in enumerate(dict.fromkeys(flat), start=1)}
+    ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
     lengths = np.fromiter(map(len, segments), np.int64, len(segments))
     rows = np.zeros((n_items, 2 + 2 * max_order), dtype=np.float64)
     hyp_lengths = lengths[:n_items]
@@ -239,23 +240,30 @@ def ngram_statistics(
     n_hyp_tokens = int(hyp_lengths.sum())
     n_ref_tokens = int(ref_lengths.sum())
     n_segments = len(segments)
+    one_reference = len(flat_refs) == n_items
     segment = np.repeat(np.arange(n_segments, dtype=np.int64), lengths)
     ends = np.repeat(np.cumsum(lengths), lengths)
     positions = np.arange(ids.size, dtype=np.int64)
     first_of_ignored = (np.cumsum(lengths) - lengths)[n_items + len(flat_refs) :]
     ignored_orders = np.fromiter(map(len, ignored_list), np.int64, len(ignored_list))
-    ref_owner = np.concatenate([owners, np.zeros(0, dtype=np.int64)])
     vocab = len(vocabulary) + 1
     codes = ids.copy()
-    bound = vocab
+    bound = vocab  # every code is below bound
+
+    def renumber(values: np.ndarray) -> tuple[np.ndarray, int]:
+        unique, inverse = np.unique(values, return_inverse=True)
+        return inverse.ravel().astype(np.int64) + 1, unique.size + 1
+
     hyp_part = slice(0, n_hyp_tokens)
     ref_part = slice(n_hyp_tokens, n_hyp_tokens + n_ref_tokens)
     for order in range(1, max_order + 1):
-        if order > 1:
+        if order > 1:  # an n-gram's code: its (n-1)-gram's code and its last token
+            if bound * vocab >= _CODE_LIMIT:
+                codes, bound = renumber(codes)
             codes = codes * vocab + ids[np.minimum(positions + order - 1, ids.size - 1)]
-            unique, inverse = np.unique(codes, return_inverse=True)
-            codes = inverse.ravel().astype(np.int64) + 1
-            bound = unique.size + 1
+            bound *= vocab
+        if n_segments * bound >= _CODE_LIMIT:
+            codes, bound = renumber(codes)
         keep = positions + order - 1 < ends
         dropped = codes[first_of_ignored[ignored_orders == order]]
         if dropped.size:
@@ -270,16 +278,21 @@ def ngram_statistics(
         ref_keep = keep[ref_part]
         ref_segment = segment[ref_part][ref_keep] - n_items
         ref_codes = codes[ref_part][ref_keep]
-        per_ref, per_ref_counts = np.unique(ref_segment * bound + ref_codes, return_counts=True)
-        item_keys = ref_owner[per_ref // bound] * bound + per_ref % bound
-        order_by = np.argsort(item_keys, kind="stable")
-        item_keys, per_ref_counts = item_keys[order_by], per_ref_counts[order_by]
-        if item_keys.size:
-            starts = np.flatnonzero(np.r_[True, item_keys[1:] != item_keys[:-1]])
-            ref_unique = item_keys[starts]
-            ref_counts = np.maximum.reduceat(per_ref_counts, starts)
+        if one_reference:  # reference k belongs to item k
+            ref_unique, ref_counts = np.unique(ref_segment * bound + ref_codes,
+                                               return_counts=True)
         else:
-            ref_unique = ref_counts = np.zeros(0, dtype=np.int64)
+            per_ref, per_ref_counts = np.unique(ref_segment * bound + ref_codes,
+                                                return_counts=True)
+            item_keys = owners[per_ref // bound] * bound + per_ref % bound
+            order_by = np.argsort(item_keys, kind="stable")
+            item_keys, per_ref_counts = item_keys[order_by], per_ref_counts[order_by]
+            if item_keys.size:
+                starts = np.flatnonzero(np.r_[True, item_keys[1:] != item_keys[:-1]])
+                ref_unique = item_keys[starts]
+                ref_counts = np.maximum.reduceat(per_ref_counts, starts)
+            else:
+                ref_unique = ref_counts = np.zeros(0, dtype=np.int64)
         _, in_hyp, in_ref = np.intersect1d(
             hyp_unique, ref_unique, assume_unique=True, return_indices=True
         )
