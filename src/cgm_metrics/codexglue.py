@@ -46,6 +46,8 @@ def restore_literals(code: str) -> str:
     >>> restore_literals('x = <NUM_LIT> + <NUM_LIT:3> ; s = "<STR_LIT>"')
     'x = 0 + 3 ; s = ""'
     """
+    if "_LIT" not in code:  # nothing to restore (every placeholder holds "_LIT")
+        return code
     code = code.replace("<NUM_LIT>", "0").replace("<STR_LIT>", "").replace("<CHAR_LIT>", "")
     for kind, value in _LITERAL.findall(code):
         code = code.replace(f"<{kind}_LIT:{value}>", value)
@@ -118,27 +120,24 @@ class CodeXGlueEditSimMetric(Metric):
     def columns(self) -> tuple[str, ...]:
         return ("edit_sim", "exact_match", "count")
 
-    def _prepare(self, code: str, strip: bool) -> str:
-        if strip:
-            code = code.strip()
-        return restore_literals(code) if self.post_process else code
-
     def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
-        hyps = [self._prepare(text, strip=True) for text in predictions]
-        refs = [self._prepare(text, strip=False) for group in references for text in group]
-        owners = np.repeat(np.arange(len(hyps)), [len(group) for group in references])
-        ratios = fuzz_ratios([hyps[k] for k in owners.tolist()], refs, self.ratio)
-        exact = np.fromiter(
-            (hyps[k].split() == ref.split() for k, ref in zip(owners.tolist(), refs,
-                                                              strict=True)),
-            dtype=np.float64,
-            count=len(refs),
-        )
+        restore = restore_literals if self.post_process else str
+        hyps = [restore(text.strip()) for text in predictions]
+        refs = [restore(text) for group in references for text in group]
         rows = np.zeros((len(hyps), 3), dtype=np.float64)
         rows[:, 2] = 1.0
-        if len(refs):
-            np.maximum.at(rows[:, 0], owners, ratios)
-            np.maximum.at(rows[:, 1], owners, exact)
+        if len(refs) == len(hyps):  # one reference per item
+            rows[:, 0] = fuzz_ratios(hyps, refs, self.ratio)
+            rows[:, 1] = np.fromiter(map(list.__eq__, map(str.split, hyps), map(str.split, refs)),
+                                     dtype=np.float64, count=len(refs))
+            return rows
+        owners = np.repeat(np.arange(len(hyps)), [len(group) for group in references])
+        pairs = [hyps[k] for k in owners.tolist()]
+        ratios = fuzz_ratios(pairs, refs, self.ratio)
+        exact = np.fromiter(map(list.__eq__, map(str.split, pairs), map(str.split, refs)),
+                            dtype=np.float64, count=len(refs))
+        np.maximum.at(rows[:, 0], owners, ratios)
+        np.maximum.at(rows[:, 1], owners, exact)
         return rows
 
     def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
