@@ -45,7 +45,7 @@ SMOOTHING: tuple[str, ...] = ("method0", "method1", "method2", "method3")
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
 DEFAULT_K = 500
 MAX_ORDER = 4
-_CODE_LIMIT = 1 << 62  # n-gram codes and (segment, code) keys stay below this
+_CODE_LIMIT = 1 << 61  # n-gram codes and (segment, code) keys stay below this (one bit spare)
 
 _libm_exp = np.frompyfunc(math.exp, 1, 1)
 _libm_log = np.frompyfunc(math.log, 1, 1)
@@ -265,9 +265,15 @@ def ngram_statistics(
         if n_segments * bound >= _CODE_LIMIT:
             codes, bound = renumber(codes)
         keep = positions + order - 1 < ends
-        dropped = codes[first_of_ignored[ignored_orders == order]]
-        if dropped.size:
-            keep &= ~np.isin(codes, dropped)
+        dropped = np.unique(codes[first_of_ignored[ignored_orders == order]])
+        if dropped.size:  # binary search in the few ignored codes
+            found = np.minimum(np.searchsorted(dropped, codes), dropped.size - 1)
+            keep &= dropped[found] != codes
+        if one_reference:
+            rows[:, 1 + order], totals = _one_reference_counts(
+                codes, segment, keep, hyp_part, ref_part, n_items, bound)
+            rows[:, 1 + max_order + order] = np.maximum(totals, 1.0)
+            continue
         # hypothesis n-gram counts per (item, code)
         hyp_keep = keep[hyp_part]
         hyp_keys = segment[hyp_part][hyp_keep] * bound + codes[hyp_part][hyp_keep]
@@ -278,21 +284,17 @@ def ngram_statistics(
         ref_keep = keep[ref_part]
         ref_segment = segment[ref_part][ref_keep] - n_items
         ref_codes = codes[ref_part][ref_keep]
-        if one_reference:  # reference k belongs to item k
-            ref_unique, ref_counts = np.unique(ref_segment * bound + ref_codes,
-                                               return_counts=True)
+        per_ref, per_ref_counts = np.unique(ref_segment * bound + ref_codes,
+                                            return_counts=True)
+        item_keys = owners[per_ref // bound] * bound + per_ref % bound
+        order_by = np.argsort(item_keys, kind="stable")
+        item_keys, per_ref_counts = item_keys[order_by], per_ref_counts[order_by]
+        if item_keys.size:
+            starts = np.flatnonzero(np.r_[True, item_keys[1:] != item_keys[:-1]])
+            ref_unique = item_keys[starts]
+            ref_counts = np.maximum.reduceat(per_ref_counts, starts)
         else:
-            per_ref, per_ref_counts = np.unique(ref_segment * bound + ref_codes,
-                                                return_counts=True)
-            item_keys = owners[per_ref // bound] * bound + per_ref % bound
-            order_by = np.argsort(item_keys, kind="stable")
-            item_keys, per_ref_counts = item_keys[order_by], per_ref_counts[order_by]
-            if item_keys.size:
-                starts = np.flatnonzero(np.r_[True, item_keys[1:] != item_keys[:-1]])
-                ref_unique = item_keys[starts]
-                ref_counts = np.maximum.reduceat(per_ref_counts, starts)
-            else:
-                ref_unique = ref_counts = np.zeros(0, dtype=np.int64)
+            ref_unique = ref_counts = np.zeros(0, dtype=np.int64)
         _, in_hyp, in_ref = np.intersect1d(
             hyp_unique, ref_unique, assume_unique=True, return_indices=True
         )
@@ -301,6 +303,43 @@ def ngram_statistics(
             hyp_unique[in_hyp] // bound, weights=clipped, minlength=n_items
         )
     return rows
+
+
+def _one_reference_counts(
+    codes: np.ndarray,
+    segment: np.ndarray,
+    keep: np.ndarray,
+    hyp_part: slice,
+    ref_part: slice,
+    n_items: int,
+    bound: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Clipped matches and hypothesis totals per item when item k has reference k.
+
+    One sort of the keys ``(item, code, side)`` of both sides groups equal n-grams of an
+    item; each group contributes ``min(hypothesis count, reference count)``.
+    """
+    hyp_keep, ref_keep = keep[hyp_part], keep[ref_part]
+    hyp_items = segment[hyp_part][hyp_keep]
+    totals = np.bincount(hyp_items, minlength=n_items).astype(np.float64)
+    hyp_keys = (hyp_items * bound + codes[hyp_part][hyp_keep]) << 1
+    ref_items = segment[ref_part][ref_keep] - n_items
+    ref_keys = ((ref_items * bound + codes[ref_part][ref_keep]) << 1) | 1
+    keys = np.concatenate([hyp_keys, ref_keys])
+    if not keys.size:
+        return np.zeros(n_items), totals
+    keys.sort()
+    heads = keys >> 1
+    starts = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]])
+    ends = np.r_[starts[1:], keys.size]
+    refs_before = np.zeros(keys.size + 1, dtype=np.int64)
+    np.cumsum(keys & 1, out=refs_before[1:])
+    ref_count = refs_before[ends] - refs_before[starts]
+    clipped = np.minimum(ends - starts - ref_count, ref_count)
+    matched = clipped > 0
+    matches = np.bincount(heads[starts[matched]] // bound, weights=clipped[matched],
+                          minlength=n_items)
+    return matches, totals
 
 
 def _closest_lengths(
