@@ -338,3 +338,37 @@ def test_cli_scores_and_compares_with_tsed(tmp_path):
         capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "tsed" in done.stdout
+
+
+def test_types_reading_labels_nodes_by_type():
+    """tree="types": named nodes by type, checked against APTED on trees built here from the
+    grammar pack's parser."""
+    from tree_sitter_language_pack import get_parser
+
+    def peer_typed(code, lang):
+        root = get_parser(TSED_LANGUAGES[lang]).parse(code.encode()).root_node
+
+        def build(node):
+            built = _Node(node.type)
+            built.children = [build(kid) for kid in node.children if kid.is_named]
+            return built
+
+        def size(node):
+            return 1 + sum(size(kid) for kid in node.children)
+
+        tree = build(root)
+        return tree, size(tree)
+
+    for lang, (a, b) in [("python", ("def f(x):\n    return x + 1\n",
+                                      "def f(x):\n    if x > 0:\n        return x\n")),
+                         ("java", _pairs("java", 1)[0]), ("go", _pairs("go", 1)[0])]:
+        (t1, n1), (t2, n2) = peer_typed(a, lang), peer_typed(b, lang)
+        distance = APTED(t1, t2, PerEditOperationConfig(*WEIGHTS)).compute_edit_distance()
+        longest = max(n1, n2)
+        expected = max(0.0, (longest - distance) / longest)
+        assert tsed(a, b, lang, tree="types") == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    metric = cgm_metrics.get_metric("tsed", tree="types")
+    assert "tree:types" in metric.signature()
+    assert "tree:" not in cgm_metrics.get_metric("tsed").signature()
+    with pytest.raises(ValueError, match="Unknown `tree` 'ast'"):
+        cgm_metrics.get_metric("tsed", tree="ast")

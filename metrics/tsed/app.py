@@ -14,6 +14,7 @@ demo = build_widget(
         "deletion_weight": gr.Number(value=1.0),
         "insertion_weight": gr.Number(value=0.8),
         "rename_weight": gr.Number(value=1.0),
+        "tree": gr.Radio(["sexp", "types"], value="sexp"),
         "return_per_sample": gr.Checkbox(value=True),
     },
 )

@@ -45,6 +45,9 @@ Args:
     deletion_weight, insertion_weight, rename_weight (float): edit costs, default 1.0, 0.8
         and 1.0 (the package's README and Space).
     return_per_sample (bool): include "tsed_scores" (default True, as the `tsed` Space).
+    tree (str): "sexp" (default: the trees the `tsed` package reads from the S-expression) or
+        "types" (every named node labelled by its own type, as the paper describes; the values
+        then differ from the package's).
 Returns:
     tsed (float, 0..1): mean TSED over items; higher is more similar.
     tsed_scores (list of float): per-item TSED (best reference).
@@ -92,6 +95,7 @@ class Tsed(CheckedModule, evaluate.Metric):
         insertion_weight=0.8,
         rename_weight=1.0,
         return_per_sample=True,
+        tree="sexp",
     ):
         return compute_tsed(
             predictions,
@@ -102,4 +106,5 @@ class Tsed(CheckedModule, evaluate.Metric):
             insertion_weight=insertion_weight,
             rename_weight=rename_weight,
             return_per_sample=return_per_sample,
+            tree=tree,
         )

@@ -20,6 +20,11 @@ The trees are the ones the package reads, by default (``tree="sexp"``):
 The distance is the exact ordered tree edit distance (APTED in the package, Zhang-Shasha
 here, compiled: the same minimum), so the values agree to floating-point rounding.
 Several references: the best one counts, as the package's evaluate Space does.
+
+``tree="types"`` reads the tree-sitter tree directly instead: every named node labelled by its
+own type (field names do not relabel anything; a MISSING node is ``MISSING <type>``), the size
+its number of nodes. That is the paper's description of the trees; the numbers then differ
+from the package's.
 """
 
 from __future__ import annotations
@@ -67,6 +72,8 @@ _EXTRA_ALIASES = {"sh": "bash", "shell": "bash", "kt": "kotlin", "hs": "haskell"
 
 #: Deletion, insertion and rename weights of the package's README and Space.
 DEFAULT_WEIGHTS = (1.0, 0.8, 1.0)
+#: ``tree`` choices: the package's reading of the S-expression, or the node types.
+TREES = ("sexp", "types")
 #: Largest distance table (nodes of the prediction times nodes of the reference): 1.6 GB.
 MAX_TABLE_CELLS = 200_000_000
 
@@ -164,6 +171,26 @@ def sexp_tree(text: str) -> tuple[Tree, int]:
     )
 
 
+def typed_tree(code: str, lang: str) -> tuple[Tree, int]:
+    """The named nodes of ``code``'s tree-sitter tree, each labelled by its type (the
+    ``tree="types"`` reading), and their number."""
+    parser = _pack_parser(TSED_LANGUAGES[resolve_tsed_language(lang)])
+    root = parser.parse(code.encode("utf-8", errors="surrogatepass")).root_node
+    labels: list[str] = []
+    children: list[list[int]] = []
+    stack = [(root, -1)]
+    while stack:
+        node, parent = stack.pop()
+        index = len(labels)
+        labels.append(f"MISSING {node.type}" if node.is_missing else node.type)
+        children.append([])
+        if parent >= 0:
+            children[parent].append(index)
+        stack.extend((kid, index) for kid in reversed(node.named_children))
+    tree = Tree(tuple(labels), tuple(tuple(kids) for kids in children))
+    return tree, len(labels)
+
+
 def tsed_similarity(
     first: tuple[Tree, int],
     second: tuple[Tree, int],
@@ -193,6 +220,7 @@ def tsed(
     reference: str,
     lang: str = "python",
     weights: Sequence[float] = DEFAULT_WEIGHTS,
+    tree: str = "sexp",
 ) -> float:
     """TSED of one pair (``TSED.Calculate(lang, prediction, reference, *weights)``).
 
@@ -202,9 +230,17 @@ def tsed(
     0.2
     """
     lang = resolve_tsed_language(lang)
-    return tsed_similarity(
-        sexp_tree(sexp(prediction, lang)), sexp_tree(sexp(reference, lang)), weights
-    )
+    read = _reader(tree)
+    return tsed_similarity(read(prediction, lang), read(reference, lang), weights)
+
+
+def _reader(tree: object) -> Any:
+    if tree == "sexp":
+        return lambda code, lang: sexp_tree(sexp(code, lang))
+    if tree == "types":
+        return typed_tree
+    raise ValueError(f"Unknown `tree` {tree!r}; choose 'sexp' (the tsed package's reading of "
+                     "the S-expression, default) or 'types' (named nodes labelled by type).")
 
 
 def _check_weights(weights: Any) -> tuple[float, float, float]:
@@ -223,7 +259,8 @@ def _check_weights(weights: Any) -> tuple[float, float, float]:
 class TsedMetric(MeanOfItems):
     """TSED per item (best reference), the corpus score their mean.
 
-    Options: ``lang`` and ``weights`` = (deletion, insertion, rename), default (1.0, 0.8, 1.0).
+    Options: ``lang``, ``weights`` = (deletion, insertion, rename), default (1.0, 0.8, 1.0),
+    and ``tree`` ("sexp", the package's trees, default; or "types").
 
     >>> metric = TsedMetric(lang="python")
     >>> metric.compute(["def add(a, b):\\n    return a + b"],
@@ -239,15 +276,22 @@ class TsedMetric(MeanOfItems):
     languages: tuple[str, ...] | None = tuple(sorted(TSED_LANGUAGES))
     runs_code = False
 
-    def __init__(self, lang: Any = "python", weights: Any = DEFAULT_WEIGHTS) -> None:
+    def __init__(
+        self, lang: Any = "python", weights: Any = DEFAULT_WEIGHTS, tree: str = "sexp"
+    ) -> None:
         self.lang = resolve_tsed_language(lang)
         self.weights = _check_weights(weights)
-        super().__init__(lang=self.lang, weights=self.weights,
-                         grammars=f"{GRAMMAR_PACK}=={GRAMMAR_PACK_VERSION}")
+        self._read = _reader(tree)
+        self.tree = tree
+        options: dict[str, Any] = {"lang": self.lang, "weights": self.weights,
+                                   "grammars": f"{GRAMMAR_PACK}=={GRAMMAR_PACK_VERSION}"}
+        if tree != "sexp":
+            options["tree"] = tree
+        super().__init__(**options)
 
     def trees(self, codes: Sequence[str]) -> list[tuple[Tree, int]]:
-        """The (tree, size) of each code string, as the package reads them."""
-        return [sexp_tree(sexp(code, self.lang)) for code in codes]
+        """The (tree, size) of each code string (by default as the package reads them)."""
+        return [self._read(code, self.lang) for code in codes]
 
     def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
         parsed: dict[str, tuple[Tree, int]] = {}  # a text repeated in the call is parsed once
@@ -255,7 +299,7 @@ class TsedMetric(MeanOfItems):
         def tree(code: str) -> tuple[Tree, int]:
             found = parsed.get(code)
             if found is None:
-                found = parsed[code] = sexp_tree(sexp(code, self.lang))
+                found = parsed[code] = self._read(code, self.lang)
             return found
 
         values = np.empty(len(predictions), dtype=np.float64)
@@ -274,6 +318,7 @@ def compute_tsed(
     insertion_weight: Any = DEFAULT_WEIGHTS[1],
     rename_weight: Any = DEFAULT_WEIGHTS[2],
     return_per_sample: bool = True,
+    tree: str = "sexp",
 ) -> dict:
     """The body of the ``tsed`` evaluate module: the ``tsed`` Space's call and output
     (``language``, the three weights; ``{"tsed", "tsed_scores"}``), ``lang`` as an alias."""
@@ -285,7 +330,8 @@ def compute_tsed(
     ):
         raise ValueError(f"`lang`={lang!r} and `language`={language!r} disagree; give one.")
     chosen = lang if lang is not None else language if language is not None else "python"
-    metric = TsedMetric(lang=chosen, weights=(deletion_weight, insertion_weight, rename_weight))
+    metric = TsedMetric(lang=chosen, weights=(deletion_weight, insertion_weight, rename_weight),
+                        tree=tree)
     preds, refs = check_inputs(predictions, references)
     stats = metric.statistics(preds, refs)
     result: dict[str, Any] = {"tsed": metric.corpus_score(stats)}
