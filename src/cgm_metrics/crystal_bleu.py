@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .classic.bleu import _exp, _log  # the C library's exp/log, bit for bit as math's
 from .core.inputs import check_int
 from .core.languages import resolve_language, supported_languages
 from .core.tokenizers import leaf_tokens
@@ -46,19 +47,6 @@ DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
 DEFAULT_K = 500
 MAX_ORDER = 4
 _CODE_LIMIT = 1 << 61  # n-gram codes and (segment, code) keys stay below this (one bit spare)
-
-_libm_exp = np.frompyfunc(math.exp, 1, 1)
-_libm_log = np.frompyfunc(math.log, 1, 1)
-
-
-def _exp(values: np.ndarray) -> np.ndarray:
-    """``math.exp`` elementwise, bit for bit as the package's calls."""
-    return np.asarray(_libm_exp(np.asarray(values, dtype=np.float64)), dtype=np.float64)
-
-
-def _log(values: np.ndarray) -> np.ndarray:
-    return np.asarray(_libm_log(np.asarray(values, dtype=np.float64)), dtype=np.float64)
-
 
 # -------------------------------------------------------------------------- tokens
 
