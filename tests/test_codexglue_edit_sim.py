@@ -203,3 +203,11 @@ def test_cli_score_and_compare(tmp_path):
         capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "codexglue_edit_sim" in done.stdout
+
+
+def test_a_metric_built_directly_pickles_for_worker_processes():
+    import pickle
+
+    metric = CodeXGlueEditSimMetric(ratio="difflib")
+    assert pickle.loads(pickle.dumps(metric)).compute(["x = 1"], ["x = 2"]) == metric.compute(
+        ["x = 1"], ["x = 2"])

@@ -273,3 +273,13 @@ def test_cli_scores_with_a_list_file(tmp_path):
     entry = json.loads(done.stdout)["systems"]["sys"]["crystal_bleu"]
     expected, _ = peer([p.split() for p in preds], [[r.split()] for r in refs], set(shared))
     assert entry["score"] == expected
+
+
+def test_a_metric_built_directly_pickles_for_worker_processes():
+    import pickle
+
+    for tokenize in ("code", "pygments", "none"):
+        metric = CrystalBleuMetric(lang="java", tokenize=tokenize, trivially_shared=[(";",)])
+        copy = pickle.loads(pickle.dumps(metric))
+        pair = (["int x = a + b ;"], ["int y = a + b ;"])
+        assert copy.compute(*pair) == metric.compute(*pair)

@@ -372,3 +372,15 @@ def test_types_reading_labels_nodes_by_type():
     assert "tree:" not in cgm_metrics.get_metric("tsed").signature()
     with pytest.raises(ValueError, match="Unknown `tree` 'ast'"):
         cgm_metrics.get_metric("tsed", tree="ast")
+
+
+def test_a_metric_built_directly_pickles_for_worker_processes():
+    import pickle
+
+    from cgm_metrics.tsed import TsedMetric
+
+    for tree in ("sexp", "types"):
+        metric = TsedMetric(lang="java", tree=tree)
+        copy = pickle.loads(pickle.dumps(metric))
+        pair = (["class A { int f() { return 1; } }"], ["class A { }"])
+        assert copy.compute(*pair) == metric.compute(*pair)

@@ -25,6 +25,7 @@ import sys
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -90,9 +91,10 @@ def tokenizer(tokenize: object, lang: str | None = "python") -> Callable[[str], 
     if tokenize == "none":
         return str.split
     spec = resolve_language(lang)
+    # partials of module functions: a metric holding one still pickles (worker processes)
     if tokenize == "pygments":
-        return lambda code: _pygments_tokens(code, spec.name)
-    return lambda code: leaf_tokens(code, spec)
+        return partial(_pygments_tokens, lang=spec.name)
+    return partial(leaf_tokens, lang=spec.name)
 
 
 # -------------------------------------------------------------- trivially shared n-grams

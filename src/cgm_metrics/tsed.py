@@ -234,9 +234,14 @@ def tsed(
     return tsed_similarity(read(prediction, lang), read(reference, lang), weights)
 
 
+def _sexp_reader(code: str, lang: str) -> tuple[Tree, int]:
+    return sexp_tree(sexp(code, lang))
+
+
 def _reader(tree: object) -> Any:
+    """The function reading a (tree, size) from code (a module function, so metrics pickle)."""
     if tree == "sexp":
-        return lambda code, lang: sexp_tree(sexp(code, lang))
+        return _sexp_reader
     if tree == "types":
         return typed_tree
     raise ValueError(f"Unknown `tree` {tree!r}; choose 'sexp' (the tsed package's reading of "
