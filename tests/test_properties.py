@@ -79,7 +79,8 @@ def batches(draw, max_items=4, max_refs=3):
 REGISTRY = cgm_metrics.metrics()
 SCALE = {name: cgm_metrics.get_metric(name, lang="python").scale for name in REGISTRY}
 # Metrics whose value with several references is the value of the best one (their docs say so).
-BEST_REFERENCE = {"chrf_code", "edit_sim", "meteor", "rouge_l", "rouge_n", "rouge_w", "ruby"}
+BEST_REFERENCE = {"chrf_code", "codexglue_edit_sim", "edit_sim", "meteor", "rouge_l", "rouge_n",
+                  "rouge_w", "ruby", "tsed"}
 
 
 def _in_range(value: float, scale: float) -> bool:
@@ -89,8 +90,9 @@ def _in_range(value: float, scale: float) -> bool:
 
 
 def test_every_registry_metric_is_covered():
-    assert set(REGISTRY) == {"bleu", "chrf_code", "codebleu", "edit_sim", "meteor", "rouge_l",
-                             "rouge_n", "rouge_w", "ruby"}, "add the new metric's properties here"
+    assert set(REGISTRY) == {"bleu", "chrf_code", "codebleu", "codexglue_edit_sim",
+                             "crystal_bleu", "edit_sim", "meteor", "rouge_l", "rouge_n",
+                             "rouge_w", "ruby", "tsed"}, "add the new metric's properties here"
 
 
 @pytest.mark.parametrize("name", REGISTRY)
@@ -152,7 +154,9 @@ def test_mismatched_lengths_are_an_error(name):
 # ------------------------------------------------------------------ evaluate modules
 
 MODULE_KEYS = {"chrf_code": ("score", 100.0), "codebleu": ("codebleu", 1.0),
-               "ruby": ("ruby", 1.0), "edit_sim": ("edit_sim", 1.0)}
+               "ruby": ("ruby", 1.0), "edit_sim": ("edit_sim", 1.0), "tsed": ("tsed", 1.0),
+               "crystal_bleu": ("crystal_bleu", 1.0), "codexglue_edit_sim": ("edit_sim", 100.0)}
+SCORES_KEY = {"tsed": "tsed_scores"}  # the tsed Space's name for the per-item scores
 
 
 def _load(name):
@@ -181,7 +185,7 @@ def test_module_properties(name):
         result = module.compute(predictions=predictions, references=references,
                                 return_per_sample=True, **options)
         assert _in_range(result[key], scale), result
-        scores = result["scores"]
+        scores = result[SCORES_KEY.get(name, "scores")]
         assert len(scores) == len(predictions)
         assert all(_in_range(v, scale) for v in scores), scores
         # the module gives the library's numbers (one path per number)

@@ -35,6 +35,9 @@ BUILTIN_METRICS: dict[str, str] = {
     "rouge_n": "cgm_metrics.classic:RougeNMetric",
     "rouge_w": "cgm_metrics.classic:RougeWMetric",
     "meteor": "cgm_metrics.classic:MeteorMetric",
+    "tsed": "cgm_metrics.tsed:TsedMetric",
+    "crystal_bleu": "cgm_metrics.crystal_bleu:CrystalBleuMetric",
+    "codexglue_edit_sim": "cgm_metrics.codexglue:CodeXGlueEditSimMetric",
 }
 
 _TABLE: dict[str, Any] | None = None  # name -> "module:Class" or an entry point

@@ -21,7 +21,8 @@ references per item; in JSONL a reference field may hold a list. Without --refer
 references come from the reference field of the first JSONL predictions file. --graded reads
 the canonical graded-outputs JSONL (one row per item and system).
 
-Scores keep each metric's usual scale: chrf_code and bleu 0-100 (as sacrebleu), the others 0-1.
+Scores keep each metric's usual scale: chrf_code and bleu 0-100 (as sacrebleu), codexglue_edit_sim
+0-100 (as CodeXGLUE), the others 0-1.
 Metric options: --codebleu-weights, --codebleu-dataflow, --chrf-char-order, --chrf-word-order,
 --chrf-beta, --ruby-level, or any option as --option METRIC.KEY=VALUE. One item is scored
 without a confidence interval (an interval needs at least 2 items).

@@ -3,7 +3,8 @@
 Trees are ordered and labelled; deleting or inserting a node costs 1, relabelling costs 1
 (the classical unit-cost distance, as zss and apted) or a given integer; RUBY's TRS relabels at
 2, a deletion plus an insertion (:func:`tree_similarity`); keeping a node with its label
-costs 0. The dynamic programme runs over the key roots of both
+costs 0. Other costs per operation (TSED's deletion 1.0, insertion 0.8, rename 1.0) run the
+same programme in floating point. The dynamic programme runs over the key roots of both
 trees in post-order. Its work is ``cells(T1) * cells(T2)``, where ``cells(T)`` is the sum of
 the sizes of the key-root subtrees (:func:`decomposition_cells`). The left-path decomposition
 costs ``O(n^2)`` cells on a right comb, so each tree pair is run on whichever of the two
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 
 import numpy as np
 
@@ -130,11 +131,15 @@ def edit_cells(tree1: Tree, tree2: Tree) -> int:
     )
 
 
-def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel):  # noqa: C901 - one loop
+def _edit_distance_dp(lab1, left1, keys1, lab2, left2, keys2, delete, insert, relabel, td, fd):  # noqa: C901, E501 - one loop
+    """The programme over the key roots, into the given ``td``/``fd`` arrays.
+
+    Deleting a node of the first tree costs ``delete``, inserting one of the second
+    ``insert``, relabelling ``relabel``. Integer costs with int32 arrays (RUBY's unit and
+    TRS distances) or float costs with float64 arrays (TSED's weights) both compile.
+    """
     n1 = lab1.shape[0]
     n2 = lab2.shape[0]
-    td = np.zeros((n1, n2), dtype=np.int32)
-    fd = np.zeros((n1 + 1, n2 + 1), dtype=np.int32)
     for ki in range(keys1.shape[0]):
         i = keys1[ki]
         li = left1[i]
@@ -143,10 +148,11 @@ def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel):  # noqa: C90
             j = keys2[kj]
             lj = left2[j]
             cols = j - lj + 2
-            for a in range(rows):
-                fd[a, 0] = a
-            for b in range(cols):
-                fd[0, b] = b
+            fd[0, 0] = 0
+            for a in range(1, rows):
+                fd[a, 0] = fd[a - 1, 0] + delete
+            for b in range(1, cols):
+                fd[0, b] = fd[0, b - 1] + insert
             for a in range(1, rows):
                 x = li + a - 1
                 lx = left1[x]
@@ -155,10 +161,10 @@ def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel):  # noqa: C90
                 for b in range(1, cols):
                     y = lj + b - 1
                     ly = left2[y]
-                    best = fd[a - 1, b] + 1
-                    insert = fd[a, b - 1] + 1
-                    if insert < best:
-                        best = insert
+                    best = fd[a - 1, b] + delete
+                    inserted = fd[a, b - 1] + insert
+                    if inserted < best:
+                        best = inserted
                     if on_path1 and ly == lj:
                         match = fd[a - 1, b - 1] + (relabel if label != lab2[y] else 0)
                         if match < best:
@@ -173,6 +179,29 @@ def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel):  # noqa: C90
     return td[n1 - 1, n2 - 1]
 
 
+def _run(dp, lab1, left1, keys1, lab2, left2, keys2, relabel, delete=1, insert=1):
+    """Allocate the tables (int32 for integer costs, float64 otherwise) and run ``dp``."""
+    integral = all(
+        isinstance(cost, (int, np.integer)) and not isinstance(cost, bool)
+        for cost in (relabel, delete, insert)
+    )
+    dtype = np.int32 if integral else np.float64
+    n1, n2 = lab1.shape[0], lab2.shape[0]
+    td = np.zeros((n1, n2), dtype=dtype)
+    fd = np.zeros((n1 + 1, n2 + 1), dtype=dtype)
+    if integral:
+        return dp(lab1, left1, keys1, lab2, left2, keys2, int(delete), int(insert),
+                  int(relabel), td, fd)
+    return dp(lab1, left1, keys1, lab2, left2, keys2, float(delete), float(insert),
+              float(relabel), td, fd)
+
+
+def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel, delete=1, insert=1):
+    """The programme as plain Python (the kernel without numba)."""
+    return _run(_edit_distance_dp, lab1, left1, keys1, lab2, left2, keys2, relabel, delete,
+                insert)
+
+
 @lru_cache(maxsize=1)
 def _kernel():
     """The compiled kernel (numba, compiled once and cached on disk), or the Python one."""
@@ -180,7 +209,7 @@ def _kernel():
         from numba import njit
     except ImportError:  # pragma: no cover - exercised only without numba
         return _zhang_shasha
-    return njit(cache=True, nogil=True)(_zhang_shasha)
+    return partial(_run, njit(cache=True, nogil=True)(_edit_distance_dp))
 
 
 def compiled() -> bool:
@@ -188,33 +217,40 @@ def compiled() -> bool:
     return _kernel() is not _zhang_shasha
 
 
-def tree_edit_distance(tree1: Tree, tree2: Tree, relabel: int = 1) -> int:
-    """The exact tree edit distance between two ordered labelled trees: insertions and
-    deletions cost 1, relabellings ``relabel`` (default 1: the unit-cost distance).
+def tree_edit_distance(
+    tree1: Tree, tree2: Tree, relabel: float = 1, delete: float = 1, insert: float = 1
+) -> float:
+    """The exact tree edit distance between two ordered labelled trees: deleting a node of
+    ``tree1`` costs ``delete``, inserting a node of ``tree2`` costs ``insert`` and
+    relabelling costs ``relabel`` (all 1 by default: the unit-cost distance). Integer costs
+    give an ``int``, computed in integers; other costs a ``float``.
 
     >>> a = Tree.from_nested(("f", [("a", ["b"]), "c"]))
     >>> b = Tree.from_nested(("f", ["a", "c", "d"]))
     >>> tree_edit_distance(a, b)
     2
+    >>> tree_edit_distance(a, b, delete=1.0, insert=0.8)
+    1.8
     """
     if not len(tree1) or not len(tree2):
-        return len(tree1) + len(tree2)
+        return len(tree1) * delete + len(tree2) * insert
     pairs = list(zip(tree1.orientations, tree2.orientations, strict=True))
     first, second = min(pairs, key=lambda pair: pair[0].cells * pair[1].cells)
     codes: dict[str, int] = {}
     lab1 = np.array([codes.setdefault(s, len(codes)) for s in tree1.labels], dtype=np.int32)
     lab2 = np.array([codes.setdefault(s, len(codes)) for s in tree2.labels], dtype=np.int32)
-    return int(
-        _kernel()(
-            lab1[first.order],
-            first.leftmost,
-            first.keyroots,
-            lab2[second.order],
-            second.leftmost,
-            second.keyroots,
-            relabel,
-        )
+    distance = _kernel()(
+        lab1[first.order],
+        first.leftmost,
+        first.keyroots,
+        lab2[second.order],
+        second.leftmost,
+        second.keyroots,
+        relabel,
+        delete,
+        insert,
     )
+    return distance.item() if isinstance(distance, np.generic) else distance
 
 
 def tree_similarity(tree1: Tree, tree2: Tree) -> float:
