@@ -4,8 +4,7 @@ CodeXGLUE's evaluator, as a HuggingFace evaluate metric."""
 import evaluate
 
 from cgm_metrics.codexglue import compute_codexglue_edit_sim
-from cgm_metrics.hub import CheckedModule
-from cgm_metrics.hub import code_features
+from cgm_metrics.hub import CheckedModule, code_features
 
 _CITATION = """\
 @inproceedings{lu2021codexglue,

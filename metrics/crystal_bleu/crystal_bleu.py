@@ -3,9 +3,8 @@ shares, equal to the `crystalbleu` package, as a HuggingFace evaluate metric."""
 
 import evaluate
 
-from cgm_metrics.hub import CheckedModule
 from cgm_metrics.crystal_bleu import compute_crystal_bleu
-from cgm_metrics.hub import code_features
+from cgm_metrics.hub import CheckedModule, code_features
 
 _CITATION = """\
 @inproceedings{eghbali2022crystalbleu,

@@ -3,8 +3,7 @@ syntax trees, equal to the `tsed` package, compiled, as a HuggingFace evaluate m
 
 import evaluate
 
-from cgm_metrics.hub import CheckedModule
-from cgm_metrics.hub import code_features
+from cgm_metrics.hub import CheckedModule, code_features
 from cgm_metrics.tsed import compute_tsed
 
 _CITATION = """\
