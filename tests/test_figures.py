@@ -1,0 +1,30 @@
+"""Figures published in the documentation that are checked here rather than printed by a
+benchmark: what the golden CodeBLEU files hold (tests/data/codebleu/README.md)."""
+
+import importlib.util
+import re
+
+from conftest import DATA, ROOT
+
+
+def _golden_script():
+    spec = importlib.util.spec_from_file_location("codebleu_golden",
+                                                  ROOT / "scripts" / "codebleu_golden.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_golden_data_readme_counts_what_is_there(capsys):
+    """The table and counts of tests/data/codebleu/README.md are what the files hold."""
+    _golden_script().main(["count"])
+    printed = capsys.readouterr().out
+    readme = (DATA / "codebleu" / "README.md").read_text(encoding="utf-8")
+    table = [line for line in printed.splitlines() if line.startswith("|")]
+    assert len(table) == 13 and "\n".join(table) in readme
+    flat = " ".join(readme.split())
+    varying, files = re.search(r"varies over seeds 0-24: (\d+) of (\d+)", printed).groups()
+    assert f"vary in {varying} of the {files} files" in flat
+    total = [cell.strip() for cell in table[-1].split("|")]
+    pairs, vary5, vary25 = int(total[2]), int(total[-3]), int(total[-2])
+    assert f"{vary25} of the {pairs:,} pairs vary over 25 seeds ({vary5} already" in flat
