@@ -27,6 +27,7 @@ from cgm_metrics.classic import wordnet as wn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchtools import load  # noqa: E402
+
 from cgm_metrics.classic.meteor import MeteorMetric
 from cgm_metrics.core import code_tokens
 
