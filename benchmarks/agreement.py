@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -42,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchtools import best_of, load  # noqa: E402
+from benchtools import best_of, load, tranx_tokens  # noqa: E402
 
 from cgm_metrics.agreement import graded_from_rows, run_agreement  # noqa: E402
 
@@ -53,14 +52,6 @@ PERCENTAGES = (1, 3, 5, 10, 15, 20, 25, 30)
 
 
 # ---------------------------------------------------------------- the published procedure
-
-
-def tranx_tokens(code: str) -> list[str]:
-    """The code tokenizer of the study (TranX / Wang Ling), its four steps."""
-    code = re.sub(r"([^A-Za-z0-9_])", r" \1 ", code)
-    code = re.sub(r"([a-z])([A-Z])", r"\1 \2", code)
-    code = re.sub(r"\s+", " ", code)
-    return code.replace('"', "`").replace("'", "`").split()
 
 
 def published_procedure(rows: list[dict], n_resamples: int = 500, seed: int = 42) -> dict:

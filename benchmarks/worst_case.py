@@ -26,15 +26,20 @@ its own line. Prints a markdown table and the load average.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import random
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import cgm_metrics
 from cgm_metrics.classic.wordnet import load_wordnet
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import tranx_tokens  # noqa: E402
 
 METRICS = ("bleu", "chrf_code", "codebleu", "edit_sim", "meteor", "rouge_l", "ruby")
 PEERS = ("bleu", "chrf_code", "codebleu", "edit_sim", "meteor", "rouge_l")
@@ -44,11 +49,8 @@ import json, re, signal, sys, time
 name, cap = sys.argv[1], float(sys.argv[2])
 cases = json.loads(sys.stdin.read())
 
-def tranx(code):
-    code = re.sub(r"([^A-Za-z0-9_])", r" \1 ", code)
-    code = re.sub(r"([a-z])([A-Z])", r"\1 \2", code)
-    code = re.sub(r"\s+", " ", code)
-    return code.replace('"', "`").replace("'", "`").split()
+{tokenizer}
+tranx = tranx_tokens
 
 if name == "bleu":
     from sacrebleu.metrics import BLEU
@@ -105,7 +107,8 @@ def run_peer(name: str, rows: list, cap: float) -> list:
     """``[[seconds or None, value or reason], ...]`` of the peer of ``name`` on every case."""
     cases = [[prediction, references, lang] for _, lang, prediction, references in rows]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run([sys.executable, "-c", _PEER, name, str(cap)], input=json.dumps(cases),
+    script = _PEER.replace("{tokenizer}", inspect.getsource(tranx_tokens))
+    done = subprocess.run([sys.executable, "-c", script, name, str(cap)], input=json.dumps(cases),
                           capture_output=True, text=True, env=env)
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["no output"])[-1][:60]
