@@ -1,5 +1,6 @@
 """Figures published in the documentation that are checked here rather than printed by a
-benchmark: what the golden CodeBLEU files hold (tests/data/codebleu/README.md)."""
+benchmark: what the golden CodeBLEU files hold (tests/data/codebleu/README.md) and how the
+two set orders of CodeBLEU's dataflow part compare with the package's range (README, card)."""
 
 import importlib.util
 import re
@@ -28,3 +29,20 @@ def test_golden_data_readme_counts_what_is_there(capsys):
     total = [cell.strip() for cell in table[-1].split("|")]
     pairs, vary5, vary25 = int(total[2]), int(total[-3]), int(total[-2])
     assert f"{vary25} of the {pairs:,} pairs vary over 25 seeds ({vary5} already" in flat
+
+
+def test_set_order_claims_of_the_readme_and_the_card(capsys):
+    """README and CodeBLEU card: with set_order="source", 3 named golden pairs and 6 of the 10
+    corpora fall outside the package's range; with "package", none."""
+    _golden_script().main(["check"])
+    printed = capsys.readouterr().out
+    assert "set_order='package': 0 of 1300 pairs outside" in printed
+    assert "0 of 10 corpora outside" in printed
+    assert ("set_order='source': 3 of 1300 pairs outside the package's range: c-0103 "
+            "(codebleu, dataflow_match_score); javascript-0068 (codebleu, dataflow_match_score); "
+            "go-0060 (codebleu, dataflow_match_score)") in printed
+    assert "6 of 10 corpora outside" in printed
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    card = " ".join((ROOT / "metrics" / "codebleu" / "README.md").read_text(encoding="utf-8").split())
+    assert "3 of the 1,300 pairs (c-0103, javascript-0068, go-0060) and 6 of the 10" in readme
+    assert "3 of the 1,300 golden pairs and 6 of the 10 golden corpora" in card
