@@ -5,7 +5,8 @@
 Times the WordNet load (nltk's ``WordNetCorpusReader`` against the reader METEOR uses) and
 METEOR on worst-case inputs of ``benchmarks/worst_case.py`` and on English-heavy code, checks
 that every value is equal, and prints the ratios. Both sides run in this process on the same
-database; the best of ``--repeat`` runs counts for the per-call timings.
+database; each call is timed whole on both sides (tokenizing, building the stemmer or the
+metric), interleaved, and the best of ``--repeat`` runs counts for the per-call timings.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import random
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -22,6 +24,10 @@ from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import single_meteor_score
 
 from cgm_metrics.classic import wordnet as wn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import load  # noqa: E402
+
 from cgm_metrics.classic.meteor import MeteorMetric
 from cgm_metrics.core import code_tokens
 
@@ -55,8 +61,8 @@ def main() -> None:
         start = time.perf_counter()
         wn._reader_class()(pointer, None)
         our_load = time.perf_counter() - start
-    print(f"WordNet load: nltk {nltk_load:.2f} s, ours {our_load:.2f} s, "
-          f"{nltk_load / our_load:.1f}x")
+    print(f"{load()}\nWordNet load (one run each): nltk {nltk_load:.2f} s, ours "
+          f"{our_load:.2f} s, {nltk_load / our_load:.1f}x")
     n = 5000
     flat = worst_case.flat_python(n)
     cases = [
@@ -83,6 +89,7 @@ def main() -> None:
             assert ours == expected, (label, ours, expected)
         print(f"| {label} | {nltk_best:.2f} | {ours_best:.2f} | {nltk_best / ours_best:.1f}x |",
               flush=True)
+    print(load())
 
 
 if __name__ == "__main__":

@@ -1,13 +1,21 @@
-"""RUBY's tree level: our exact tree edit distance against the pure-Python ``apted`` package.
+"""RUBY's tree level against the pure-Python ``apted`` package, on the same pairs, run alike.
 
-Also times RUBY end to end at the tree and graph levels on the same pairs (no peer).
+    python benchmarks/ruby.py [--pairs 20] [--repeats 3] [--python-pairs 3]
 
 Pairs are standard-library functions and mutated copies (benchmarks/corpus.py) whose
-tree-sitter ASTs have about 200 nodes. Both libraries get the same labelled trees, and their
-distances are checked to be equal. apted needs about a second per pair, so it runs on a
-small subset (``--apted-pairs``); the ratio compares per-pair times.
+tree-sitter ASTs have ``--low`` to ``--high`` nodes (about 190 on average). Every figure runs
+both sides on the same pairs, ``--repeats`` times interleaved, best run counts:
 
-    python benchmarks/ruby.py [--pairs 200] [--apted-pairs 5] [--repeat 3]
+1. tree edit distance: both start from the same plain trees (labels and child lists) and
+   build their own structure inside the timing (our ``Tree`` and its post-order arrays;
+   apted's ``Tree`` nodes), then compute the distance; the distances are checked to be equal.
+2. RUBY at the tree level end to end (parse, syntax tree, distance, TRS): ours
+   (``ruby_items(level="tree")``) against the same pipeline with apted computing the
+   distance (same parser and trees, so the difference is the distance).
+3. RUBY at the graph level end to end: no package computes this graph distance, so it has no
+   peer; printed for the record.
+4. Our distance kernel run as plain Python (what runs when numba cannot be imported) against
+   the compiled one, on the first ``--python-pairs`` pairs.
 """
 
 from __future__ import annotations
@@ -16,25 +24,47 @@ import argparse
 import ast
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from apted import APTED  # noqa: E402
+from apted import APTED, Config  # noqa: E402
 from apted.helpers import Tree as AptedTree  # noqa: E402
+from benchtools import best_of, load  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
 from cgm_metrics.core import parse  # noqa: E402
 from cgm_metrics.ruby import ruby_items, syntax_tree, tree_edit_distance  # noqa: E402
-from cgm_metrics.ruby.ted import Tree, compiled  # noqa: E402
+from cgm_metrics.ruby import ted as ted_module  # noqa: E402
+from cgm_metrics.ruby.ted import RELABEL, Tree, compiled  # noqa: E402
 
 
-def apted_tree(tree: Tree) -> AptedTree:
-    nodes = [AptedTree(label) for label in tree.labels]
-    for parent, kids in enumerate(tree.children):
+class _Relabel(Config):
+    """apted's default cost model with a relabelling at ``cost`` (RUBY's TRS relabels at 2)."""
+
+    def __init__(self, cost: int) -> None:
+        self.cost = cost
+
+    def rename(self, node1, node2) -> int:
+        return 0 if node1.name == node2.name else self.cost
+
+
+def apted_tree(labels, children) -> AptedTree:
+    nodes = [AptedTree(label) for label in labels]
+    for parent, kids in enumerate(children):
         nodes[parent].children = [nodes[k] for k in kids]
     return nodes[0]
+
+
+def apted_distance(first: tuple, second: tuple, relabel: int = 1) -> int:
+    """apted's distance from plain (labels, children) trees, its own trees built here."""
+    return int(APTED(apted_tree(*first), apted_tree(*second),
+                     _Relabel(relabel)).compute_edit_distance())
+
+
+def our_distance(first: tuple, second: tuple, relabel: int = 1) -> int:
+    """Our distance from plain (labels, children) trees, our Tree built here."""
+    return tree_edit_distance(Tree(*first), Tree(*second), relabel)
 
 
 def parses(code: str) -> bool:
@@ -53,65 +83,99 @@ def function_pairs(n: int, low: int, high: int):
     for prediction, reference in zip(predictions, references, strict=True):
         a = syntax_tree(parse(prediction, "python"))
         b = syntax_tree(parse(reference, "python"))
-        if low <= len(a) <= high and low <= len(b) <= high and parses(prediction):
-            chosen.append((prediction, reference, a, b))
+        if low <= len(a) <= high and low <= len(b) <= high and parses(prediction) \
+                and parses(reference):
+            chosen.append((prediction, reference, (a.labels, a.children), (b.labels, b.children)))
             if len(chosen) == n:
                 break
     return chosen
 
 
+def trs_with_apted(predictions, references) -> list[float]:
+    """RUBY's tree level with apted computing the distance (relabelling at 2, as TRS)."""
+    scores = []
+    for prediction, reference in zip(predictions, references, strict=True):
+        ast.parse(prediction)  # RUBY's own check that Python accepts the code, as ours does
+        ast.parse(reference)
+        ast.parse(prediction)  # RUBY's own check that Python accepts the code, as ours does
+        ast.parse(reference)
+        a = syntax_tree(parse(prediction, "python"))
+        b = syntax_tree(parse(reference, "python"))
+        distance = apted_distance((a.labels, a.children), (b.labels, b.children), RELABEL)
+        scores.append(1.0 - distance / (len(a) + len(b)))
+    return scores
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=200)
-    parser.add_argument("--apted-pairs", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=3, help="best of N runs of ours")
+    parser.add_argument("--pairs", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--python-pairs", type=int, default=3)
     parser.add_argument("--low", type=int, default=150)
     parser.add_argument("--high", type=int, default=250)
     args = parser.parse_args()
 
     pairs = function_pairs(args.pairs, args.low, args.high)
-    sizes = [(len(a) + len(b)) / 2 for _, _, a, b in pairs]
-    print(f"{len(pairs)} pairs, median {statistics.median(sizes):.0f} AST nodes per tree")
+    n = len(pairs)
+    sizes = [(len(a[0]) + len(b[0])) / 2 for _, _, a, b in pairs]
+    predictions = [p for p, _, _, _ in pairs]
+    references = [r for _, r, _, _ in pairs]
+    print(f"{n} pairs, median {statistics.median(sizes):.0f} AST nodes per tree; best of "
+          f"{args.repeats} interleaved runs; {load()}")
+    first = pairs[0]
+    our_distance(first[2], first[3])  # loads (or compiles) the kernel, outside the timings
+    print(f"our kernel compiled with numba: {compiled()}")
 
-    start = time.perf_counter()
-    tree_edit_distance(pairs[0][2], pairs[0][3])  # loads (or compiles) the kernel
-    print(f"kernel ready in {time.perf_counter() - start:.2f} s (compiled: {compiled()})")
+    rows = []
+    timed = best_of({
+        "apted": lambda: [apted_distance(a, b) for _, _, a, b in pairs],
+        "ours": lambda: [our_distance(a, b) for _, _, a, b in pairs],
+    }, args.repeats)
+    assert timed["apted"][1] == timed["ours"][1], "distances differ from apted"
+    rows.append(("tree edit distance (same distances)", "apted", timed["apted"][0],
+                 timed["ours"][0]))
 
-    ours_time = end_to_end = graph_time = float("inf")
-    for _ in range(args.repeat):  # best of a few runs: the machine may be shared
-        start = time.perf_counter()
-        ours = [tree_edit_distance(a, b) for _, _, a, b in pairs]
-        ours_time = min(ours_time, (time.perf_counter() - start) / len(pairs))
-        start = time.perf_counter()
-        _, levels = ruby_items(
-            [p for p, _, _, _ in pairs], [[r] for _, r, _, _ in pairs], level="tree"
-        )
-        end_to_end = min(end_to_end, (time.perf_counter() - start) / len(pairs))
-        assert set(levels) == {"tree"}
-        start = time.perf_counter()
-        _, levels = ruby_items(
-            [p for p, _, _, _ in pairs], [[r] for _, r, _, _ in pairs], level="graph"
-        )
-        graph_time = min(graph_time, (time.perf_counter() - start) / len(pairs))
-        assert set(levels) == {"graph"}
+    timed = best_of({
+        "apted": lambda: trs_with_apted(predictions, references),
+        "ours": lambda: ruby_items(predictions, [[r] for r in references], level="tree"),
+    }, args.repeats)
+    ours_scores, levels = timed["ours"][1]
+    assert set(levels) == {"tree"}
+    assert max(abs(x - y) for x, y in zip(ours_scores, timed["apted"][1], strict=True)) < 1e-12
+    rows.append(("RUBY tree level end to end (same scores)", "the same with apted",
+                 timed["apted"][0], timed["ours"][0]))
 
-    subset = pairs[: args.apted_pairs]
-    start = time.perf_counter()
-    theirs = [APTED(apted_tree(a), apted_tree(b)).compute_edit_distance() for _, _, a, b in subset]
-    apted_time = (time.perf_counter() - start) / len(subset)
-    assert theirs == ours[: len(subset)], "distances differ from apted"
+    print("| figure | peer | peer pairs/s | ours pairs/s | ratio |\n|---|---|---:|---:|---:|")
+    for figure, peer, peer_time, our_time in rows:
+        print(f"| {figure} | {peer} | {n / peer_time:.2f} | {n / our_time:.1f} | "
+              f"{peer_time / our_time:.0f}x |", flush=True)
 
-    print(
-        f"ours  TED: {1 / ours_time:8.1f} pairs/s ({1000 * ours_time:.2f} ms/pair, "
-        f"{len(pairs)} pairs, best of {args.repeat})"
-    )
-    print(f"ours  TRS end to end (parse + tree + TED): {1 / end_to_end:8.1f} pairs/s")
-    print(f"ours  GRS end to end (parse + graph + GED): {1 / graph_time:7.1f} pairs/s")
-    print(
-        f"apted TED: {1 / apted_time:8.2f} pairs/s ({1000 * apted_time:.0f} ms/pair, "
-        f"{len(subset)} pairs, same distances)"
-    )
-    print(f"ratio: ours is {apted_time / ours_time:.0f}x faster than apted")
+    timed = best_of({"graph": lambda: ruby_items(predictions, [[r] for r in references],
+                                                 level="graph")}, args.repeats)
+    assert set(timed["graph"][1][1]) == {"graph"}
+    print(f"| RUBY graph level end to end | none computes this graph distance | - | "
+          f"{n / timed['graph'][0]:.1f} | - |")
+
+    subset = pairs[: args.python_pairs]
+    timed = best_of({
+        "compiled": lambda: [our_distance(a, b) for _, _, a, b in subset],
+        "python": lambda: _python_kernel([(a, b) for _, _, a, b in subset]),
+    }, args.repeats)
+    assert timed["python"][1] == timed["compiled"][1]
+    print(f"\nour tree edit distance as plain Python (without numba) on {len(subset)} pairs: "
+          f"{len(subset) / timed['python'][0]:.2f} pairs/s, "
+          f"{timed['python'][0] / timed['compiled'][0]:.0f}x slower than compiled")
+    print(load())
+
+
+def _python_kernel(pairs) -> list[int]:
+    """Our distance with the kernel forced to its plain Python form."""
+    original = ted_module._kernel
+    ted_module._kernel = lambda: ted_module._zhang_shasha  # type: ignore[assignment]
+    try:
+        return [our_distance(a, b) for a, b in pairs]
+    finally:
+        ted_module._kernel = original
 
 
 if __name__ == "__main__":

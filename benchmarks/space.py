@@ -11,14 +11,18 @@ answer, and the table says so.
     python benchmarks/space.py            # all cases
     python benchmarks/space.py --cap 60 --only diff
 
-The machine this runs on may be busy: the peer column times difflib's token diff (the
-Space's diff before it went line-first) on the same pair, so the ratio is what to compare.
+The machine this runs on may be busy: the diff cases have a peer, difflib's token diff (the
+Space's diff before it went line-first), run on the same pair in the same way (a fresh
+process, the same warm-up, one run each), so the ratio is what to compare; the scoring and
+upload cases have no peer (no other tool answers these requests) and are read against the
+2-second budget.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -155,6 +159,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for metrics in ("chrf_code,codebleu,ruby", "chrf_code", "bleu,rouge_l,meteor,edit_sim"):
             cases.append(("uploads", metrics, folder, f"compare_uploads 5x500x3990 {metrics}"))
+        print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on "
+              f"{os.cpu_count()} CPUs")
         print(f"{'case':60s} {'seconds':>8s}  status (budget {BUDGET:g} s)")
         for kind, name, arg, label in cases:
             if args.only and args.only not in label:

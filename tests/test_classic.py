@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sacrebleu
+from _peers import skip_missing
 from conftest import ROOT, shared_data, stdlib_pairs
 from rouge_score import rouge_scorer
 
@@ -330,7 +331,8 @@ def _man_page_lexnames():
 def test_lexnames_table_agrees_with_the_database_and_its_documentation():
     source = wn.default_source()
     if not (source / "data.noun").exists():
-        pytest.skip(f"no WordNet database in {source} (scripts/test.sh installs it)")
+        skip_missing(f"the WordNet database (none in {source})",
+                     "scripts/test.sh installs Debian's wordnet-base and wordnet-sense-index")
     documented = _man_page_lexnames()
     if documented is not None:
         assert documented == [(i, name) for i, (name, _) in enumerate(wn.LEXNAMES)]
@@ -346,7 +348,8 @@ def test_lexnames_table_agrees_with_the_database_and_its_documentation():
 def test_install_builds_a_wordnet_nltk_reads(tmp_path, monkeypatch):
     source = wn.default_source()
     if not (source / "data.noun").exists():
-        pytest.skip(f"no WordNet database in {source} (scripts/test.sh installs it)")
+        skip_missing(f"the WordNet database (none in {source})",
+                     "scripts/test.sh installs Debian's wordnet-base and wordnet-sense-index")
     import nltk.data
 
     destination = wn.install(target=tmp_path)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _peers import codebleu_of, codebleu_package
 from conftest import shared_data
 
 import cgm_metrics
@@ -543,11 +544,13 @@ def _plain(path: Path, lines: list[str]) -> Path:
 def test_codexglue_style_files_score_as_the_codebleu_package(tmp_path):
     """One snippet per line with literal backslashes: read verbatim by default, as CodeXGLUE's
     calc_code_bleu.py reads them, so the number is the package's."""
-    from codebleu import calc_codebleu
-
     refs = _plain(tmp_path / "refs.txt", JAVA_REFS)
     preds = _plain(tmp_path / "hyp.txt", JAVA_PREDS)
-    expected = calc_codebleu(JAVA_REFS, JAVA_PREDS, lang="java")
+    unescaped = [unescape_code(line) for line in JAVA_PREDS]
+    expected, expected_decoded = codebleu_package([
+        {"args": [JAVA_REFS, JAVA_PREDS], "kwargs": {"lang": "java"}},
+        {"args": [[unescape_code(r) for r in JAVA_REFS], unescaped], "kwargs": {"lang": "java"}},
+    ])
     result = cgm("score", "--references", refs, "--predictions", preds, "--lang", "java",
                  "--metrics", "codebleu", "--json", "-")
     assert result.returncode == 0, result.stderr
@@ -557,16 +560,12 @@ def test_codexglue_style_files_score_as_the_codebleu_package(tmp_path):
     decoded = cgm("score", "--references", refs, "--predictions", preds, "--lang", "java",
                   "--metrics", "codebleu", "--json", "-", "--unescape")
     assert decoded.returncode == 0, decoded.stderr
-    unescaped = [unescape_code(line) for line in JAVA_PREDS]
-    expected_decoded = calc_codebleu([unescape_code(r) for r in JAVA_REFS], unescaped,
-                                     lang="java")
     assert json.loads(decoded.stdout)["systems"]["hyp"]["codebleu"]["score"] == pytest.approx(
         expected_decoded["codebleu"], abs=1e-12)
 
 
 def test_metric_options_on_the_command_line_give_the_peers_numbers(tmp_path):
     import sacrebleu
-    from codebleu import calc_codebleu
 
     refs = _plain(tmp_path / "refs.txt", JAVA_REFS)
     preds = _plain(tmp_path / "hyp.txt", JAVA_PREDS)
@@ -576,8 +575,6 @@ def test_metric_options_on_the_command_line_give_the_peers_numbers(tmp_path):
                  "--json", "-")
     assert result.returncode == 0, result.stderr
     systems = json.loads(result.stdout)["systems"]["hyp"]
-    package = calc_codebleu(JAVA_REFS, JAVA_PREDS, lang="java", weights=(0.1, 0.1, 0.4, 0.4))
-    assert systems["codebleu"]["score"] == pytest.approx(package["codebleu"], abs=1e-12)
     chrf = sacrebleu.CHRF(char_order=4, word_order=2, beta=1).corpus_score(
         JAVA_PREDS, [JAVA_REFS]).score
     assert systems["chrf_code"]["score"] == pytest.approx(chrf, abs=1e-9)
@@ -597,6 +594,9 @@ def test_metric_options_on_the_command_line_give_the_peers_numbers(tmp_path):
     assert dataflow.returncode == 0, dataflow.stderr
     assert "dataflow:renormalize" in json.loads(dataflow.stdout)["systems"]["hyp"]["codebleu"][
         "signature"]
+    # last, as it skips without the codebleu package: its number for these weights
+    package = codebleu_of(JAVA_REFS, JAVA_PREDS, "java", weights=[0.1, 0.1, 0.4, 0.4])
+    assert systems["codebleu"]["score"] == pytest.approx(package["codebleu"], abs=1e-12)
 
 
 @pytest.mark.parametrize(("options", "message"), [

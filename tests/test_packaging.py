@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from _peers import require
 from conftest import METRICS_DIR, ROOT
 
 import cgm_metrics
@@ -58,8 +59,8 @@ def _source_copy(target: Path) -> Path:
 
 
 def test_built_wheel_ships_the_loading_scripts(tmp_path):
-    pytest.importorskip("build", reason="the release check needs `build` (the test extra)")
-    pytest.importorskip("wheel", reason="building without isolation needs `wheel` (test extra)")
+    require("build")
+    require("wheel")
     source = _source_copy(tmp_path / "source")
     dist = tmp_path / "dist"
     # sdist first, then the wheel from the sdist, as a release does; offline (no isolation)

@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+from _peers import require
 from conftest import stdlib_pairs
 
 import cgm_metrics
@@ -25,7 +26,7 @@ BATCH = 32  # several blocks per system, so the order of blocks matters
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray = pytest.importorskip("ray", reason='Ray is an extra: pip install "cgm-metrics[ray]"')
+    ray = require("ray")
     ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 2**20,
              logging_level="WARNING")
     yield ray

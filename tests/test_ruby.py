@@ -14,6 +14,7 @@ import warnings
 import networkx as nx
 import numpy as np
 import pytest
+from _peers import require
 from apted import APTED
 from apted.helpers import Tree as AptedTree
 from conftest import ROOT, shared_data, stdlib_pairs
@@ -41,7 +42,7 @@ from cgm_metrics.ruby import (
 from cgm_metrics.ruby.ged import edit_path_cost, node_assignment, relabel_costs
 from cgm_metrics.ruby.ted import edit_cells
 
-zss = pytest.importorskip("zss")
+zss = require("zss")
 
 
 # --- Hearthstone: the published pipeline's string level, reproduced exactly --------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _peers import codebleu_of, codebleu_package, require, skip_missing
 from conftest import ROOT, shared_data
 
 from cgm_metrics import space
@@ -58,7 +59,6 @@ def system_files(tmp_path_factory):
 
 def test_side_by_side_matches_the_peers():
     import sacrebleu
-    from codebleu import calc_codebleu
 
     result = space.side_by_side(REFERENCE, CANDIDATES + [""], "python")
     assert [c["label"] for c in result["candidates"]] == ["A", "B"]
@@ -66,17 +66,20 @@ def test_side_by_side_matches_the_peers():
         scores = candidate["scores"]
         expected_chrf = sacrebleu.sentence_chrf(code, [REFERENCE]).score
         assert scores["chrf_code"]["score"] == pytest.approx(expected_chrf, abs=1e-9)
-        package = calc_codebleu([REFERENCE], [code], lang="python")
-        assert scores["codebleu"]["score"] == pytest.approx(package["codebleu"], abs=1e-9)
-        for key in ("ngram_match_score", "weighted_ngram_match_score", "syntax_match_score",
-                    "dataflow_match_score"):
-            assert scores["codebleu"]["components"][key] == pytest.approx(package[key], abs=1e-9)
         assert scores["ruby"]["level"] == "graph"  # both snippets parse into statement graphs
     # EDIT-SIM by hand: "a - b" vs "a + b" is one substitution in 31 characters
     assert result["candidates"][1]["scores"]["edit_sim"]["score"] == pytest.approx(30 / 31)
     html = space.side_by_side_html(result)
     assert "n-gram" in html and "dataflow" in html and "(graph)" in html
     assert f"{sacrebleu.sentence_chrf(CANDIDATES[1], [REFERENCE]).score:.2f}" in html
+    # last, as it skips without the codebleu package: its numbers for each candidate
+    packages = codebleu_package([{"args": [[REFERENCE], [code], "python"]} for code in CANDIDATES])
+    for candidate, package in zip(result["candidates"], packages, strict=True):
+        scores = candidate["scores"]
+        assert scores["codebleu"]["score"] == pytest.approx(package["codebleu"], abs=1e-9)
+        for key in ("ngram_match_score", "weighted_ngram_match_score", "syntax_match_score",
+                    "dataflow_match_score"):
+            assert scores["codebleu"]["components"][key] == pytest.approx(package[key], abs=1e-9)
 
 
 def test_ruby_level_falls_back_to_string_for_unparsable_code():
@@ -291,9 +294,7 @@ def _sacrebleu_chrf(prediction: str, reference: str) -> float:
 
 
 def _package_codebleu(prediction: str) -> float:
-    from codebleu import calc_codebleu
-
-    return calc_codebleu([REFERENCE], [prediction], lang="python")["codebleu"]
+    return codebleu_of([REFERENCE], [prediction], "python")["codebleu"]
 
 
 @pytest.mark.parametrize("name", sorted(WIDGET_CASES))
@@ -331,9 +332,9 @@ def _wait_text(page, selector: str, text: str, timeout: float) -> str:
 
 def test_space_in_headless_chromium(served_space, system_files):
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.skip(f"chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's "
-                    "chromium package")
-    playwright_api = pytest.importorskip("playwright.sync_api")
+        skip_missing(f"chromium (not found at {CHROMIUM})",
+                     "scripts/test.sh installs Debian's chromium package")
+    playwright_api = require("playwright.sync_api")
     import sacrebleu
 
     ARTIFACTS.mkdir(exist_ok=True)
@@ -546,9 +547,9 @@ def test_worst_cases_in_headless_chromium(served_space, tmp_path):
     """The slow-by-construction requests through the page: four 5,000-character candidates,
     uploads with a ``$`` name and two ``model.txt``, and uploads at the limits."""
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.skip(f"chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's "
-                    "chromium package")
-    playwright_api = pytest.importorskip("playwright.sync_api")
+        skip_missing(f"chromium (not found at {CHROMIUM})",
+                     "scripts/test.sh installs Debian's chromium package")
+    playwright_api = require("playwright.sync_api")
     import time
 
     ARTIFACTS.mkdir(exist_ok=True)

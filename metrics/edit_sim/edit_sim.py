@@ -47,7 +47,8 @@ Args:
         every item is its own task.
     unit ("char" or "token"): Levenshtein on characters (the paper's EDIT-SIM, default) or
         on TranX code tokens.
-    return_per_sample (bool): add per-item "scores" (and "combined_scores" with outcomes).
+    return_per_sample (bool): add per-item "scores" (and "combined_scores" and "passed" with
+        outcomes); default False.
     tests (list of str, optional): a test program per item; `prediction + "\\n" + test` is
         run in the sandbox to obtain `passed`. Needs `allow_code_execution=True` or the
         environment variable HF_ALLOW_CODE_EVAL="1".
@@ -55,8 +56,13 @@ Args:
     timeout (float): wall-clock seconds per program (default 3.0).
 Returns:
     edit_sim (float, 0..1): mean EDIT-SIM.
+    unit (str): the unit used ("char" or "token").
     pass (float, 0..1), combined (float, 0..1), pass@k (float, 0..1 per k): with outcomes.
-    unit (str): the unit used.
+    scores (list of float, 0..1): per-item EDIT-SIM, with return_per_sample.
+    combined_scores (list of float, 0..1): per-item COMBINED, with return_per_sample and
+        outcomes.
+    passed (list of bool): per-item outcome (given, or from the sandbox when `tests` ran),
+        with return_per_sample and outcomes.
 Examples:
     >>> edit_sim = evaluate.load("cgm/edit_sim")
     >>> result = edit_sim.compute(predictions=["kitten"], references=["sitting"])

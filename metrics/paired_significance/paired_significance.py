@@ -32,23 +32,29 @@ resample (slow). System a plays the baseline; delta = score_b - score_a.
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions_a (list of str): outputs of system a (the baseline), one per item.
+    predictions_a (list of str): outputs of system a (the baseline), one per item; at least 2.
     predictions_b (list of str): outputs of system b for the same items.
     references (list of str or list of list of str): reference(s) per item.
-    metric (str or evaluate module): a metric of cgm_metrics ("chrf_code", "codebleu",
-        "ruby", "edit_sim", ...), "bleu" or "chrf" (sacrebleu's, default tokenizer),
-        "registry:bleu" (BLEU with the code tokenizer), or a loaded evaluate module.
-    metric_kwargs (dict): options of the metric (e.g. {"lang": "java"}).
+    metric (str or evaluate module): default "chrf_code"; a metric of cgm_metrics
+        ("chrf_code", "codebleu", "ruby", "edit_sim", "bleu", "rouge_l", "meteor"), "chrf"
+        (sacrebleu's chrF), "bleu" (sacrebleu's BLEU, tokenize="13a"), "registry:bleu" (BLEU
+        with the code tokenizer), or a loaded evaluate module (recomputed on every resample).
+    metric_kwargs (dict): options of the metric (e.g. {"lang": "java"}); default None.
     method (str): "paired_bootstrap" (default) or "approximate_randomization".
-    n_resamples (int): resamples; default 1000 (bootstrap) or 10000 (randomization).
-    seed (int): random seed, default 12345 (sacrebleu's).
+    n_resamples (int): resamples; default None = 1000 (bootstrap) or 10000 (randomization).
+    seed (int or None): random seed, default 12345 (sacrebleu's).
     alpha (float): significance level in (0, 1), default 0.05.
     human_a, human_b (list of float): optional per-item human grades of a and b.
 Returns:
-    metric, score_a, score_b, delta, p_value, significant, ci_a, ci_b, ci_delta ([low, high]
-    95% percentile intervals), mean_a, mean_b, half_width_a, half_width_b, method,
-    n_resamples, seed, n_items, verdict, signature, and "human" (human verdict and agreement:
-    "agree", "disagree", "type_i" or "type_ii") when grades are given.
+    metric, method, n_resamples, seed, alpha, confidence (0.95), n_items: what was run;
+    score_a, score_b, delta (= score_b - score_a), p_value, significant (p_value < alpha);
+    ci_a, ci_b, ci_delta ([low, high] 95% percentile intervals), mean_a, mean_b,
+    half_width_a, half_width_b (sacrebleu's "mean +- CI");
+    verdict: "b > a, significant", "a > b, significant" or "no detectable difference";
+    signature: metric, options, method, resamples, seed, alpha and library version;
+    human (with grades only): score_a, score_b, delta, p_value, significant, ci_delta and
+    verdict of the grades, agreement ("agree", "disagree", "type_i" or "type_ii") and
+    explanation.
 Examples:
     >>> import evaluate
     >>> test = evaluate.load("cgm/paired_significance")

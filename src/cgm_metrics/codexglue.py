@@ -107,7 +107,7 @@ class CodeXGlueEditSimMetric(Metric):
     seconds_per_1k_chars = 0.001  # benchmarks/metric_cost.py, worst case
     scale = 100.0
     higher_is_better = True
-    languages: tuple[str, ...] | None = None
+    languages = None
     runs_code = False
 
     def __init__(

@@ -455,7 +455,7 @@ class CrystalBleuMetric(Metric):
     seconds_per_1k_chars = 0.008  # benchmarks/metric_cost.py, worst case
     scale = 1.0
     higher_is_better = True
-    languages: tuple[str, ...] | None = None  # the code tokenizer reads any language of the table
+    languages = None  # the code tokenizer reads any language of the table
     runs_code = False
 
     def __init__(
