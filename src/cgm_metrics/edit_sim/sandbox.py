@@ -773,7 +773,8 @@ class Sandbox:
         the interpreter starts, a passing program passes, a failing one fails."""
         generous = Limits(timeout=60.0, memory_mb=max(self.limits.memory_mb, 2048),
                           max_processes=max(self.limits.max_processes, 64), max_file_mb=16)
-        paths = [p for p in self._paths if os.path.exists(p)]
+        # what the caller itself can read must be readable inside too
+        paths = [p for p in self._paths if os.path.exists(p) and os.access(p, os.R_OK)]
         try:
             isolated = "mount_namespace" in self.isolation
             good = self.run(_canary_source(paths, isolated), limits=generous)
