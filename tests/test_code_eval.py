@@ -375,11 +375,12 @@ def test_default_limits_pass_what_code_evals_harness_passes(opted_in):
     for name in names:
         problem = {"task_id": name, "prompt": CORRECT_BUT_HEAVY[name],
                    "test": "def check(f):\n    assert f(1) == 2\n", "entry_point": "f"}
-        peer.append(execution.check_correctness(problem, "", 10.0)["passed"])
-    assert peer == [True] * len(names)  # code_eval's harness passes them all
+        peer.append(execution.check_correctness(problem, "", 60.0)["result"])
+    # code_eval's harness passes them all (a generous timeout: a loaded machine is slow)
+    assert peer == ["passed"] * len(names), dict(zip(names, peer, strict=True))
     _, results = load("cgm/code_eval").compute(
         predictions=[[CORRECT_BUT_HEAVY[name]] for name in names],
-        references=[FAILING_TEST] * len(names), k=[1], timeout=10.0, num_workers=2,
+        references=[FAILING_TEST] * len(names), k=[1], timeout=60.0, num_workers=2,
     )
     ours = {name: results[i][0][1] for i, name in enumerate(names)}
     assert {name: r["passed"] for name, r in ours.items()} == dict.fromkeys(names, True), ours

@@ -275,6 +275,41 @@ def test_sandbox_passes_and_fails_like_unit_tests():
 
 
 @needs_sandbox
+def test_module_takes_the_sandbox_limits_in_any_number_type():
+    result = _load().compute(
+        predictions=["def add(a, b):\n    return a + b", "def add(a, b):\n    return a * b"],
+        references=["def add(x, y):\n    return x + y"] * 2,
+        tests=["assert add(2, 3) == 5"] * 2,
+        allow_code_execution=True,
+        return_per_sample=True,
+        timeout=np.float64(5),
+        num_workers=np.int64(2),
+        memory_mb=np.int64(2048),
+        max_processes=64,
+        max_file_mb=8,
+        k=np.array([1]),
+    )
+    assert result["passed"] == [True, False] and result["pass@1"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [("timeout", 0), ("timeout", "3"), ("timeout", 1e9), ("memory_mb", 1), ("max_processes", 0),
+     ("max_file_mb", 0), ("num_workers", 0), ("k", [0])],
+)
+def test_module_bad_values_are_value_errors_before_anything_runs(monkeypatch, argument, value):
+    import cgm_metrics.edit_sim.evaluate_glue as glue
+
+    def nothing_may_run(*args, **kwargs):
+        raise AssertionError("a program ran before the arguments were checked")
+
+    monkeypatch.setattr(glue, "run_tests", nothing_may_run)
+    with pytest.raises(ValueError, match=f"`{argument}`"):
+        _load().compute(predictions=["x = 1"], references=["x = 1"], tests=["assert x == 1"],
+                        allow_code_execution=True, **{argument: value})
+
+
+@needs_sandbox
 def test_env_switch_is_the_opt_in(monkeypatch):
     monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
     assert run_program("pass", timeout=5).passed

@@ -442,6 +442,7 @@ class Run:
         ``setup_error``."""
         worker = self.worker
         records = []
+        times = {"received": time.monotonic()}
         try:
             if worker.isolated:
                 unshare(CLONE_NEWNS | CLONE_NEWIPC)
@@ -455,6 +456,7 @@ class Run:
         except OSError as error:
             self._leave()
             return {"setup_error": f"preparing the run's private directories: {error}"}
+        times["ready"] = time.monotonic()
         try:
             for step in self.request["steps"]:
                 record = self.step(step)
@@ -463,7 +465,8 @@ class Run:
                     break
         finally:
             self._leave()
-        return {"steps": records, "features": worker.run_features}
+        times["left"] = time.monotonic()
+        return {"steps": records, "features": worker.run_features, "times": times}
 
     def _leave(self):
         """Back to the worker's namespaces (the run's go away with its last process)."""
@@ -494,34 +497,41 @@ class Run:
         out, err = _scratch_file("stdout"), _scratch_file("stderr")
         verdict = _scratch_file("verdict")
         started_r, started_w = os.pipe()
-        begin = time.monotonic()
+        forked = time.monotonic()
         program = os.fork()
         if program == 0:
             os.close(started_r)
             self.program(step, out, err, verdict, started_w)  # never returns
         os.close(started_w)
         timed_out, status = self._wait(program, step["timeout"] + GRACE_SECONDS)
-        duration = time.monotonic() - begin
+        ended = time.monotonic()
         killed, leftover = self._clean_up(program)
-        signal_text = os.read(started_r, 65536).decode("utf-8", errors="replace")
+        cleaned = time.monotonic()
+        # what the program's process said before the program ran: "started <u|-> <time>",
+        # then "exec-error <why>" if a command could not be executed; or "setup-error <why>"
+        said = os.read(started_r, 65536).decode("utf-8", errors="replace").split("\n")
         os.close(started_r)
+        words = said[0].split(" ")
+        started = words[0] == "started" and len(words) == 3
+        begun = float(words[2]) if started else ended
         record = {
-            "started": signal_text[:1] == "s",
-            "own_user_namespace": signal_text[1:2] == "u",
+            "started": started,
+            "own_user_namespace": started and words[1] == "u",
             "wait_status": status,
             "timed_out": timed_out,
-            "duration": duration,
+            "duration": ended - begun,
             "killed": killed,
             "leftover": leftover,
             "stdout": _tail(out, OUTPUT_LIMIT),
             "stderr": _tail(err, OUTPUT_LIMIT),
             "verdict": _head(verdict, VERDICT_LIMIT),
+            "times": {"forked": forked, "started": begun, "ended": ended, "cleaned": cleaned},
         }
-        if signal_text[2:3] == "x":  # a command that could not be executed
-            record["setup_error"] = signal_text[3:]
-        elif signal_text[:1] == "e":  # the process could not be set up
-            record["setup_error"] = signal_text[1:]
-        elif not record["started"] and not timed_out:
+        for line in said:
+            kind, _, why = line.partition(" ")
+            if kind in ("exec-error", "setup-error"):
+                record["setup_error"] = why
+        if not started and "setup_error" not in record and not timed_out:
             record["setup_error"] = (
                 f"the program's process ended before it started (wait status {status})"
             )
@@ -608,9 +618,9 @@ class Run:
         started = fcntl.fcntl(started, fcntl.F_DUPFD_CLOEXEC, 10)
         try:
             own_namespace = self._enter(step, out, err, verdict, started)
-            flag = b"su" if own_namespace else b"s-"
+            said = f"started {'u' if own_namespace else '-'} {time.monotonic():.9f}\n".encode()
             if step["kind"] == "python":
-                os.write(started, flag)
+                os.write(started, said)
                 os.close(started)
                 nonce = self.nonce
                 self.nonce = self.request = None
@@ -618,15 +628,16 @@ class Run:
             argv = step["argv"]
             for number in CATCHABLE:
                 signal.signal(number, signal.SIG_DFL)
-            os.write(started, flag)
+            os.write(started, said)
             try:
                 os.execve(argv[0], argv, os.environ)
             except OSError as error:
-                os.write(started, f"xcannot start {argv[0]}: {error}".encode())
+                os.write(started, f"exec-error cannot start {argv[0]}: {error}\n".encode())
                 os._exit(127)
         except BaseException as error:  # noqa: BLE001 - a harness failure, reported as such
             try:
-                os.write(started, f"e{type(error).__name__}: {error}".encode())
+                text = f"{type(error).__name__}: {error}".replace("\n", " ")
+                os.write(started, f"\nsetup-error {text}\n".encode())
             except OSError:
                 pass
         os._exit(125)
@@ -828,7 +839,8 @@ class Worker:
             try:
                 reply = self.run(request)
             except Exception as error:  # noqa: BLE001 - a harness failure, reported as such
-                reply = {"setup_error": f"{type(error).__name__}: {error}"}
+                send(replies, {"setup_error": f"{type(error).__name__}: {error}"})
+                return  # (e.g. could not return to its own namespaces) never run another
             send(replies, reply)
 
 

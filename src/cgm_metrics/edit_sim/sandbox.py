@@ -239,6 +239,10 @@ class ExecutionResult:
     result: str = ""  # as evaluate's code_eval: "passed", "timed out" or "failed: <error>"
     limit: str | None = None  # the limit that ended it, if one did
     steps: tuple[StepResult, ...] = ()
+    # where the run's time went (seconds): "to_worker", "run_setup" (its namespaces and
+    # private directories), "process_start" (fork, uid, limits), "program", "cleanup" (kill
+    # and reap what it left), "run_teardown", "to_host"
+    timing: Mapping[str, float] = field(default_factory=dict)
 
 
 Program = "str | Step | Sequence[Step]"
@@ -491,6 +495,23 @@ def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
     )
 
 
+def _timing(sent: float, received: float, times: dict, records: list[dict]) -> dict[str, float]:
+    """The phases of one run, from the monotonic clock (shared by every process)."""
+    steps = [record.get("times", {}) for record in records]
+    try:
+        return {
+            "to_worker": times["received"] - sent,
+            "run_setup": times["ready"] - times["received"],
+            "process_start": sum(t["started"] - t["forked"] for t in steps),
+            "program": sum(t["ended"] - t["started"] for t in steps),
+            "cleanup": sum(t["cleaned"] - t["ended"] for t in steps),
+            "run_teardown": times["left"] - steps[-1]["cleaned"],
+            "to_host": received - times["left"],
+        }
+    except (KeyError, IndexError, TypeError):
+        return {}
+
+
 class Sandbox:
     """One sandbox worker: set up once, then :meth:`run` any number of programs, one at a time,
     each in a fresh process. A context manager; :meth:`close` ends the worker.
@@ -724,7 +745,8 @@ class Sandbox:
             start = time.monotonic()
             self._send(request)
             reply = self._receive(sum(timeouts) + _REPLY_MARGIN, "running a program")
-            duration = time.monotonic() - start
+            end = time.monotonic()
+            duration = end - start
         if "setup_error" in reply:
             raise SandboxError(
                 f"the sandbox could not start a program: {reply['setup_error']}. This is a "
@@ -753,6 +775,7 @@ class Sandbox:
             isolation.append("own_user_namespace")
         isolation += ["rlimits", "temporary_directory"]
         return ExecutionResult(
+            timing=_timing(start, end, reply.get("times", {}), records),
             passed=passed,
             status=last.status,
             returncode=last.returncode,
