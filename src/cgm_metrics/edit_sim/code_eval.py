@@ -169,12 +169,18 @@ def compute_code_eval(
     ]
     if not jobs:
         raise ValueError("every candidate list in `predictions` is empty; nothing to run.")
-    outcomes = run_programs(
-        [program for _, _, program in jobs],
-        limits=limits,
-        num_workers=workers,
-        allow_code_execution=True,
-    )
+    from tqdm.auto import tqdm
+
+    # a progress bar on a terminal (tqdm shows none when stderr is not one)
+    with tqdm(total=len(jobs), desc="code_eval", unit="program", disable=None,
+              leave=False) as bar:
+        outcomes = run_programs(
+            [program for _, _, program in jobs],
+            limits=limits,
+            num_workers=workers,
+            allow_code_execution=True,
+            progress=bar.update,
+        )
     results: defaultdict = defaultdict(list)
     for (task_id, completion_id, _), outcome in zip(jobs, outcomes, strict=True):
         record: dict[str, Any] = {
