@@ -68,6 +68,7 @@ SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # the same on 
 OPEN_TREE_CLONE = 1
 AT_FDCWD = -100
 AT_EMPTY_PATH = 0x1000
+AT_RECURSIVE = 0x8000
 MOVE_MOUNT_F_EMPTY_PATH = 4
 MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV = 1, 2, 4
 MOUNT_ATTR_IDMAP = 0x00100000
@@ -142,8 +143,8 @@ def mount(source, target, fstype, flags, data=None):
     )
 
 
-def open_tree(path):
-    flags = OPEN_TREE_CLONE | os.O_CLOEXEC
+def open_tree(path, recursive=False):
+    flags = OPEN_TREE_CLONE | os.O_CLOEXEC | (AT_RECURSIVE if recursive else 0)
     return _check(
         _libc.syscall(ctypes.c_long(SYS_OPEN_TREE), ctypes.c_int(AT_FDCWD), path.encode(),
                       ctypes.c_uint(flags)),
@@ -151,11 +152,12 @@ def open_tree(path):
     )
 
 
-def mount_setattr(fd, attr_set, userns_fd=0):
+def mount_setattr(fd, attr_set, userns_fd=0, recursive=False):
     attr = MountAttr(attr_set, 0, 0, userns_fd)
+    flags = AT_EMPTY_PATH | (AT_RECURSIVE if recursive else 0)
     _check(
         _libc.syscall(ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(fd), b"",
-                      ctypes.c_uint(AT_EMPTY_PATH), ctypes.byref(attr),
+                      ctypes.c_uint(flags), ctypes.byref(attr),
                       ctypes.c_size_t(ctypes.sizeof(attr))),
         "mount_setattr",
     )
@@ -297,6 +299,7 @@ class FileSystem:
         self.scratch_binds = []  # needed paths under a scratch dir, bound back in each run
         self.scratch = [d for d in SCRATCH_DIRS if os.path.isdir(d)]
         self.userns = {}  # (uid, gid) of an owner -> user namespace of its idmapped mounts
+        self.mount_points = _mount_points() if sys.platform.startswith("linux") else []
 
     def prepare(self):
         """The host read-only; home, scratch directories and /run covered; every needed path
@@ -358,10 +361,12 @@ class FileSystem:
                 if key not in self.userns:
                     run_id = self.config["uid"]
                     self.userns[key] = _userns_for(key[0], run_id, key[1], run_id)
-                tree = open_tree(path)
+                # with the file systems mounted below it (e.g. /usr/local below /usr)
+                recursive = any(p != path and _inside(p, path) for p in self.mount_points)
+                tree = open_tree(path, recursive)
                 try:
                     attrs = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
-                    mount_setattr(tree, attrs | MOUNT_ATTR_NODEV, self.userns[key])
+                    mount_setattr(tree, attrs | MOUNT_ATTR_NODEV, self.userns[key], recursive)
                 except OSError:
                     os.close(tree)
                     raise
