@@ -6,8 +6,8 @@ sandbox tests: every folder of such a venv, and the ``mkdtemp`` folder it lives 
 - :func:`full_venv`: ``pip install cgm-metrics`` with all its dependencies (from PyPI or pip's
   cache), below a ``mkdtemp`` folder under /tmp; made once per test process.
 - :func:`light_venv`: below a ``mkdtemp`` folder in the home directory, with cgm-metrics
-  installed without dependencies plus the three that ``cgm_metrics.edit_sim`` imports (numpy,
-  rapidfuzz, tree-sitter); quicker to make.
+  installed without dependencies plus the four that ``cgm_metrics.edit_sim`` imports (numpy,
+  rapidfuzz, tree-sitter, tqdm); quicker to make.
 
 Tests that use them share the xdist group ``umask077_venvs`` so that one test process builds
 each once.
@@ -112,7 +112,7 @@ def light_venv() -> Path:
     except OSError as error:
         pytest.skip(f"cannot create a folder in the home directory {cache}: {error}")
     _MADE.append(parent)
-    return _make(parent, ["numpy", "rapidfuzz", "tree-sitter>=0.25,<0.27"], no_deps=True)
+    return _make(parent, ["numpy", "rapidfuzz", "tree-sitter>=0.25,<0.27", "tqdm"], no_deps=True)
 
 
 @functools.cache
