@@ -129,11 +129,15 @@ def check_count(value: Any, argument: str, minimum: int, maximum: int, unit: str
     )
     if isinstance(value, bool) or not whole:
         raise ValueError(
-            f"`{argument}` must be a whole number{unit}, got {value!r} ({type(value).__name__})."
+            f"`{argument}` must be a whole number{' of ' + unit if unit else ''}, got {value!r} "
+            f"({type(value).__name__})."
         )
     number = int(value)
     if not minimum <= number <= maximum:
-        raise ValueError(f"`{argument}` must be between {minimum} and {maximum}{unit}, got {value!r}.")
+        raise ValueError(
+            f"`{argument}` must be between {minimum} and {maximum}{' ' + unit if unit else ''}, "
+            f"got {value!r}."
+        )
     return number
 
 
@@ -152,13 +156,13 @@ class Limits:
     def __post_init__(self) -> None:
         object.__setattr__(self, "timeout", check_seconds(self.timeout, "timeout"))
         object.__setattr__(
-            self, "memory_mb", check_count(self.memory_mb, "memory_mb", 64, 1 << 30, " of MiB")
+            self, "memory_mb", check_count(self.memory_mb, "memory_mb", 64, 1 << 30, "MiB")
         )
         object.__setattr__(
             self, "max_processes", check_count(self.max_processes, "max_processes", 1, 1 << 22)
         )
         object.__setattr__(
-            self, "max_file_mb", check_count(self.max_file_mb, "max_file_mb", 1, 1 << 30, " of MiB")
+            self, "max_file_mb", check_count(self.max_file_mb, "max_file_mb", 1, 1 << 30, "MiB")
         )
 
 
