@@ -595,6 +595,31 @@ def test_a_missing_interpreter_is_a_harness_error(monkeypatch):
 
 
 @needs_sandbox
+def test_a_program_of_several_steps_shares_its_private_directory():
+    """Steps (a command, e.g. a compiler, then what it built) run one after the other in the
+    run's private directory, each under the limits, stopping at the first that fails."""
+    sh, cat = shutil.which("sh"), shutil.which("cat")
+    if sh is None or cat is None:
+        pytest.skip("needs sh and cat")
+    with Sandbox(allow_code_execution=True) as box:
+        built = box.run(
+            [Step(argv=(sh, "build.sh")), Step(argv=(cat, "built.txt")),
+             Step(python="print(open('built.txt').read().strip() + '!')")],
+            files={"build.sh": "echo hello > built.txt\n"},
+        )
+        assert built.passed and [s.status for s in built.steps] == ["passed"] * 3
+        assert built.steps[1].stdout == "hello\n" and built.stdout == "hello!\n"
+        broken = box.run([Step(argv=(sh, "-c", "echo oops >&2; exit 3")),
+                          Step(python="print('never')")])
+        assert not broken.passed and len(broken.steps) == 1
+        assert (broken.status, broken.returncode, broken.stderr) == ("failed", 3, "oops\n")
+        slow = box.run([Step(argv=(sh, "-c", "sleep 30"), timeout=0.5)])
+        assert (slow.status, slow.limit) == ("timeout", "timeout") and slow.duration < 10
+        # nothing of an earlier run is left in the private directory
+        assert box.run("import os\nassert os.listdir('.') == [], os.listdir('.')").passed
+
+
+@needs_sandbox
 def test_a_command_that_cannot_start_is_a_harness_error():
     with Sandbox(allow_code_execution=True) as box:
         with pytest.raises(SandboxError, match="cannot start /nonexistent/compiler"):

@@ -831,23 +831,35 @@ class Sandbox:
                 "here; pass require_isolation=False to run with resource limits only."
             )
         failed = self.notes.get("idmap_failed", {})
-        lines = []
+        unreadable, other = [], []
         for path, error in problems:
-            cause = next(
-                (f"; the sandbox could not idmap {top} ({why})" for top, why in failed.items()
-                 if path == top or path.startswith(top.rstrip("/") + "/")),
-                "",
-            )
-            lines.append(f"{path}: {error}{cause}")
+            if path == "capabilities":
+                other.append(f"{error} (a bug of the sandbox: please report it)")
+            elif path == sys.executable and error.startswith("the interpreter fails"):
+                other.append(f"{path}: {error}")
+            else:
+                cause = next(
+                    (f"; the sandbox could not idmap {top} ({why})" for top, why in failed.items()
+                     if path == top or path.startswith(top.rstrip("/") + "/")),
+                    "",
+                )
+                unreadable.append(f"{path} ({error}{cause})")
         owner = "the run's own uid" if self.uid is not None else "your uid"
-        return (
-            f"the sandbox cannot run programs with the interpreter {sys.executable}: from "
-            f"inside ({owner}) it cannot read " + "; ".join(lines) + ". Fix: make these "
-            "folders readable by other users (chmod -R o+rX FOLDER, and o+x on the folders "
-            "above it), or keep the interpreter and its packages on a file system that "
-            "supports idmapped mounts (ext4, xfs, btrfs, tmpfs), or run as the user who owns "
-            "them (not root: programs then run under your own uid in a user namespace)."
-        )
+        text = f"the sandbox's canary failed with the interpreter {sys.executable}: "
+        if unreadable:
+            text += (
+                f"from inside ({owner}) it cannot read " + "; ".join(unreadable) + ". Fix: make "
+                "these folders readable by other users (chmod -R o+rX FOLDER, and o+x on the "
+                "folders above it), or keep the interpreter and its packages on a file system "
+                "that supports idmapped mounts (ext4, xfs, btrfs, tmpfs), or run as the user who "
+                "owns them (not root: programs then run under your own uid in a user namespace)."
+            )
+        if other:
+            text += (" " if unreadable else "") + "; ".join(other) + (
+                "" if unreadable else ". The sandbox cannot run programs with this interpreter; "
+                "pass require_isolation=False to run with resource limits only."
+            )
+        return text
 
 
 # --- many programs --------------------------------------------------------------------------------
