@@ -25,6 +25,13 @@ from hostile_programs import EARLY_EXIT_TRICKS, FAILING_TEST, HOSTILE_CANDIDATES
 from cgm_metrics.edit_sim.code_eval import compute_code_eval
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _remove_test_venvs():
+    """The umask-077 venvs of the sandbox tests are large: removed when the session ends."""
+    yield
+    sandbox_venvs.remove_all()
+
+
 def load(path: str):
     """``evaluate.load`` with the module path mapped to this repository's folder."""
     import evaluate

@@ -42,6 +42,14 @@ from cgm_metrics.edit_sim.sandbox import (
 ROOT = Path(__file__).resolve().parents[1]
 
 
+
+@pytest.fixture(scope="session", autouse=True)
+def _remove_test_venvs():
+    """The umask-077 venvs of the sandbox tests are large: removed when the session ends."""
+    yield
+    sandbox_venvs.remove_all()
+
+
 def _load():
     import evaluate
 
