@@ -2,9 +2,10 @@
 and the probe that tells whether the sandbox can run on this machine (and if not, why).
 
 Each is a candidate placed before the failing test ``assert f(1) == 2`` (``f`` returns its
-argument). The first five are issue 18's (each counted as a pass by exit status alone); the
-others try the same through signals, threads, replaced functions, closed streams, forks and
-guessed verdict lines. evaluate's code_eval counts the first five as failures.
+argument). The first five end early with status 0 (a harness that trusts the exit status alone
+counts each as a pass); the others try the same through signals, threads, replaced functions,
+closed streams, forks and guessed verdict lines. evaluate's code_eval counts the first five as
+failures.
 """
 
 from __future__ import annotations
@@ -75,4 +76,4 @@ HOSTILE_CANDIDATES = {
         "os._exit(0)\n"
     ),
 }
-ISSUE_TRICKS = ["sys_exit", "os_exit", "raise_systemexit", "atexit_os_exit", "excepthook_exit_0"]
+EARLY_EXIT_TRICKS = ["sys_exit", "os_exit", "raise_systemexit", "atexit_os_exit", "excepthook_exit_0"]

@@ -11,24 +11,43 @@ import json
 import math
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
+import sandbox_venvs
 from conftest import METRICS_DIR
 from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
 
 import cgm_metrics
 from cgm_metrics.edit_sim import EditSimMetric, edit_similarity, pass_at_k, pass_at_k_per_task
-from cgm_metrics.edit_sim.sandbox import processes_of, run_program
+from cgm_metrics.edit_sim.code_eval import compute_code_eval
+from cgm_metrics.edit_sim.sandbox import (
+    Limits,
+    Sandbox,
+    SandboxError,
+    Step,
+    processes_of,
+    run_program,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remove_test_venvs():
+    """The umask-077 venvs of the sandbox tests are large: removed when the session ends."""
+    yield
+    sandbox_venvs.remove_all()
 
 
 def _load():
@@ -264,6 +283,41 @@ def test_sandbox_passes_and_fails_like_unit_tests():
 
 
 @needs_sandbox
+def test_module_takes_the_sandbox_limits_in_any_number_type():
+    result = _load().compute(
+        predictions=["def add(a, b):\n    return a + b", "def add(a, b):\n    return a * b"],
+        references=["def add(x, y):\n    return x + y"] * 2,
+        tests=["assert add(2, 3) == 5"] * 2,
+        allow_code_execution=True,
+        return_per_sample=True,
+        timeout=np.float64(5),
+        num_workers=np.int64(2),
+        memory_mb=np.int64(2048),
+        max_processes=64,
+        max_file_mb=8,
+        k=np.array([1]),
+    )
+    assert result["passed"] == [True, False] and result["pass@1"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [("timeout", 0), ("timeout", "3"), ("timeout", 1e9), ("memory_mb", 1), ("max_processes", 0),
+     ("max_file_mb", 0), ("num_workers", 0), ("k", [0])],
+)
+def test_module_bad_values_are_value_errors_before_anything_runs(monkeypatch, argument, value):
+    import cgm_metrics.edit_sim.evaluate_glue as glue
+
+    def nothing_may_run(*args, **kwargs):
+        raise AssertionError("a program ran before the arguments were checked")
+
+    monkeypatch.setattr(glue, "run_tests", nothing_may_run)
+    with pytest.raises(ValueError, match=f"`{argument}`"):
+        _load().compute(predictions=["x = 1"], references=["x = 1"], tests=["assert x == 1"],
+                        allow_code_execution=True, **{argument: value})
+
+
+@needs_sandbox
 def test_env_switch_is_the_opt_in(monkeypatch):
     monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
     assert run_program("pass", timeout=5).passed
@@ -369,7 +423,7 @@ def test_network_connection_is_refused_and_never_arrives():
             listener.accept()  # nothing connected
 
 
-# --- a pass means the program ran to its end (issue 18) ---------------------------------------
+# --- a pass means the program ran to its end ------------------------------------------------
 
 
 @needs_sandbox
@@ -419,39 +473,31 @@ def test_opt_in_flags_take_only_booleans(monkeypatch):
         run_program("pass")
 
 
-# --- wherever the interpreter lives (issue 13) ------------------------------------------------
+# --- wherever the interpreter lives ---------------------------------------------------------
 
 
-def _make_venv(parent: Path) -> tuple[Path, Path]:
-    """A real venv (system site packages) under ``parent``, with a module of its own and a
-    ``.pth`` entry pointing at a folder beside it; returns (venv, its python)."""
-    venv = parent / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    python = venv / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    (Path(site) / "cgm_venv_probe.py").write_text("VALUE = 'venv'\n")
-    extra = parent / "extra-packages"
-    extra.mkdir()
-    (extra / "cgm_pth_probe.py").write_text("VALUE = 'pth'\n")
-    (Path(site) / "cgm-extra.pth").write_text(f"{extra}\n")
-    return venv, python
+def _add_probes(python: Path, parent: Path) -> None:
+    """A module in the venv's site-packages and a ``.pth`` entry pointing at a folder beside
+    the venv, both written under umask 077 (private to their owner)."""
+    site = sandbox_venvs.site_packages(python)
+    old = os.umask(0o077)
+    try:
+        (site / "cgm_venv_probe.py").write_text("VALUE = 'venv'\n")
+        extra = parent / "extra-packages"
+        extra.mkdir(exist_ok=True)
+        (extra / "cgm_pth_probe.py").write_text("VALUE = 'pth'\n")
+        (site / "cgm-extra.pth").write_text(f"{extra}\n")
+    finally:
+        os.umask(old)
 
 
-# Runs in the venv's interpreter: a passing and a failing program through the sandbox. The
-# program imports numpy (system site packages), a module of the venv and one of a .pth entry,
-# and reports what it sees of the home directory.
+# Runs in the venv's interpreter: a passing and a failing program through the sandbox, then
+# code_eval's card example. The program imports numpy (a dependency installed in the venv), a
+# module of the venv and one of a .pth entry, and reports what it sees of the home directory.
 _VENV_SCRIPT = """
-import json, sys
+import json, os, sys
+import cgm_metrics
+from cgm_metrics.edit_sim.code_eval import compute_code_eval
 from cgm_metrics.edit_sim.sandbox import run_program
 probe = (
     "import json, os, sys\\n"
@@ -463,29 +509,33 @@ probe = (
 )
 passing = run_program(probe + "assert 1 + 1 == 2", timeout=10, allow_code_execution=True)
 failing = run_program(probe + "assert 1 + 1 == 3", timeout=10, allow_code_execution=True)
-print(json.dumps({"passing": [passing.passed, passing.stdout, passing.stderr[-2000:]],
-                  "failing": [failing.passed, failing.stdout, failing.result]}))
+scores, results = compute_code_eval(
+    [["def add(a,b): return a*b", "def add(a, b): return a+b"]], ["assert add(2,3)==5"],
+    k=[1, 2], num_workers=2, allow_code_execution=True)
+print(json.dumps({"package": cgm_metrics.__file__, "prefix": sys.prefix,
+                  "passing": [passing.passed, passing.stdout, passing.stderr[-2000:]],
+                  "failing": [failing.passed, failing.stdout, failing.result],
+                  "code_eval": {key: float(value) for key, value in scores.items()}}))
 """
 
 
-def _run_through_venv(parent: Path) -> None:
-    venv, python = _make_venv(parent)
+def _run_through_venv(python: Path) -> None:
+    venv = python.parent.parent
+    _add_probes(python, venv.parent)
+    for folder in (venv.parent, venv, sandbox_venvs.site_packages(python)):
+        assert folder.stat().st_mode & 0o077 == 0, f"{folder} is not private"
     home = Path.home()
     secret = home / f".cgm-sandbox-secret-{os.getpid()}"
     secret.write_text("not for the sandbox")
     script = _VENV_SCRIPT.replace("HOME", repr(str(home))).replace("SECRET", repr(str(secret)))
     try:
-        completed = subprocess.run(
-            [str(python), "-c", script],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
-        )
+        completed = sandbox_venvs.run_in(python, script)
     finally:
         secret.unlink()
     assert completed.returncode == 0, completed.stderr[-3000:]
     outcome = json.loads(completed.stdout.strip().splitlines()[-1])
+    # the package of the venv, installed by pip, not this checkout
+    assert outcome["package"].startswith(str(venv) + "/") and outcome["prefix"] == str(venv)
     passed, stdout, stderr = outcome["passing"]
     assert passed, stderr
     seen = json.loads(stdout)
@@ -496,29 +546,106 @@ def _run_through_venv(parent: Path) -> None:
     failed, stdout, result = outcome["failing"]
     assert not failed and json.loads(stdout)["modules"] == ["venv", "pth"]
     assert result == "failed: "
+    # code_eval's card: "Partial match at k=1, full match at k=2"
+    assert outcome["code_eval"] == {"pass@1": 0.5, "pass@2": 1.0}
 
 
 @needs_sandbox
+@sandbox_venvs.GROUP
 def test_venv_under_tmp():
-    parent = Path(tempfile.mkdtemp(prefix="cgm-venv-", dir="/tmp"))
-    try:
-        _run_through_venv(parent)
-    finally:
-        shutil.rmtree(parent, ignore_errors=True)
+    """A venv made under umask 077 in a mkdtemp folder under /tmp, cgm-metrics installed in it
+    by pip with its dependencies: every folder private to its owner."""
+    _run_through_venv(sandbox_venvs.full_venv())
 
 
 @needs_sandbox
+@sandbox_venvs.GROUP
 def test_venv_in_the_home_directory():
-    cache = Path.home() / ".cache"
+    """A venv made under umask 077 in a mkdtemp folder of the (private) home directory."""
+    _run_through_venv(sandbox_venvs.light_venv())
+
+
+def test_the_interpreters_own_prefix_in_a_private_home_is_visible():
+    """(Like conda in a private home:) the prefixes of this interpreter are seen by every run,
+    wherever they live; nothing else of the home directory is."""
+    from cgm_metrics.edit_sim.sandbox import visible_paths
+
+    paths = visible_paths()
+    for prefix in {sys.prefix, sys.base_prefix}:
+        assert os.path.realpath(prefix) in paths or os.path.abspath(prefix) in paths
+    home = os.path.realpath(Path.home())
+    assert home not in paths and "/" not in paths
+
+
+@needs_sandbox
+def test_an_unreadable_path_of_the_interpreter_is_a_harness_error(monkeypatch, tmp_path):
+    """A sys.path entry the run cannot read (a zip archive of mode 000: root reads it, no other
+    uid does) fails the worker's canary: an error naming the path and the fix, before any
+    program runs, never a failed program."""
+    archive = tmp_path / "unreadable.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip archive
+    archive.chmod(0)
+    if os.geteuid() != 0:
+        pytest.skip("only root reads a file of mode 000 (for others the sandbox ignores it)")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(archive)])
+    with pytest.raises(SandboxError, match=r"unreadable\.zip.*Fix: make these folders readable"):
+        run_program("pass", allow_code_execution=True)
+    with pytest.raises(SandboxError, match=r"unreadable\.zip"):
+        compute_code_eval([["x = 1"]], ["assert x == 1"], k=[1], allow_code_execution=True)
+
+
+def test_a_missing_interpreter_is_a_harness_error(monkeypatch):
+    monkeypatch.setattr(sys, "executable", "/nonexistent/bin/python3")
+    with pytest.raises(SandboxError, match="cannot start the sandbox's interpreter.*/nonexistent"):
+        run_program("pass", allow_code_execution=True)
+    with pytest.raises(SandboxError, match="/nonexistent"):
+        compute_code_eval([["x = 1"]], ["assert x == 1"], k=[1], allow_code_execution=True)
+
+
+@needs_sandbox
+def test_a_program_of_several_steps_shares_its_private_directory():
+    """Steps (a command, e.g. a compiler, then what it built) run one after the other in the
+    run's private directory, each under the limits, stopping at the first that fails."""
+    sh, cat = shutil.which("sh"), shutil.which("cat")
+    if sh is None or cat is None:
+        pytest.skip("needs sh and cat")
+    with Sandbox(allow_code_execution=True) as box:
+        built = box.run(
+            [Step(argv=(sh, "build.sh")), Step(argv=(cat, "built.txt")),
+             Step(python="print(open('built.txt').read().strip() + '!')")],
+            files={"build.sh": "echo hello > built.txt\n"},
+        )
+        assert built.passed and [s.status for s in built.steps] == ["passed"] * 3
+        assert built.steps[1].stdout == "hello\n" and built.stdout == "hello!\n"
+        broken = box.run([Step(argv=(sh, "-c", "echo oops >&2; exit 3")),
+                          Step(python="print('never')")])
+        assert not broken.passed and len(broken.steps) == 1
+        assert (broken.status, broken.returncode, broken.stderr) == ("failed", 3, "oops\n")
+        slow = box.run([Step(argv=(sh, "-c", "sleep 30"), timeout=0.5)])
+        assert (slow.status, slow.limit) == ("timeout", "timeout") and slow.duration < 10
+        # nothing of an earlier run is left in the private directory
+        assert box.run("import os\nassert os.listdir('.') == [], os.listdir('.')").passed
+
+
+@needs_sandbox
+def test_a_command_that_cannot_start_is_a_harness_error():
+    with Sandbox(allow_code_execution=True) as box:
+        with pytest.raises(SandboxError, match="cannot start /nonexistent/compiler"):
+            box.run([Step(argv=("/nonexistent/compiler", "x.c"))])
+        assert box.run("x = 1").passed  # the worker carries on
+
+
+@needs_sandbox
+def test_a_worker_that_dies_is_a_harness_error():
+    box = Sandbox(allow_code_execution=True)
+    killer = threading.Timer(0.5, lambda: os.killpg(box._process.pid, signal.SIGKILL))
+    killer.start()
     try:
-        cache.mkdir(exist_ok=True)
-        parent = Path(tempfile.mkdtemp(prefix="cgm-venv-", dir=cache))
-    except OSError as error:
-        pytest.skip(f"cannot create a folder in the home directory {cache}: {error}")
-    try:
-        _run_through_venv(parent)
+        with pytest.raises(SandboxError, match="ended unexpectedly"):
+            box.run("import time\ntime.sleep(30)", limits=Limits(timeout=30))
     finally:
-        shutil.rmtree(parent, ignore_errors=True)
+        killer.cancel()
+        box.close()
 
 
 _UNPRIVILEGED_SCRIPT = """
@@ -529,7 +656,7 @@ sys.modules["cgm_sandbox"] = sandbox
 spec.loader.exec_module(sandbox)
 outcomes = {}
 programs = {
-    "passing": "import sys\\nprint(sys.prefix)\\nassert 1 + 1 == 2",
+    "passing": "import sys, cgm_private_probe\\nprint(sys.prefix)\\nassert 1 + 1 == 2",
     "failing": "assert 1 + 1 == 3",
     "os_exit": "import os\\nos._exit(0)\\nassert 1 + 1 == 3",
     "escape": "open(" + repr(sys.argv[2]) + ", 'w').write('x')",
@@ -539,6 +666,8 @@ for name, program in programs.items():
     try:
         result = sandbox.run_program(program, timeout=5, allow_code_execution=True)
     except RuntimeError as error:
+        if "user namespaces are unavailable" not in str(error):
+            raise
         print(json.dumps({"unavailable": str(error)}))
         sys.exit(0)
     outcomes[name] = [result.passed, result.stdout, list(result.isolation)]
@@ -547,7 +676,8 @@ print(json.dumps(outcomes))
 
 
 def test_unprivileged_user_with_a_venv():
-    """Without root the sandbox uses a user namespace; run as the `nobody` user from a venv."""
+    """Without root the sandbox uses a user namespace; run as the `nobody` user from a venv
+    made under umask 077 (private folders, a private module in its site-packages)."""
     if os.geteuid() != 0:
         pytest.skip("switching to another user needs root; this run is unprivileged already")
     setpriv = shutil.which("setpriv")
@@ -568,12 +698,15 @@ def test_unprivileged_user_with_a_venv():
         home.mkdir()
         os.chown(home, 65534, 65534)
         made = subprocess.run(
-            [*as_nobody, system_python, "-m", "venv", "--system-site-packages", "--without-pip",
-             str(home / "venv")],
+            [*as_nobody, "sh", "-c", 'umask 077 && "$0" -m venv --without-pip "$1" && '
+             '"$1/bin/python" -c "import sysconfig, pathlib; pathlib.Path(sysconfig.get_paths()'
+             '[\'purelib\'], \'cgm_private_probe.py\').write_text(\'\')"',
+             system_python, str(home / "venv")],
             capture_output=True, text=True, timeout=120,
         )
         if made.returncode != 0:
             pytest.skip(f"{system_python} cannot make a venv as nobody: {made.stderr[-500:]}")
+        assert (home / "venv").stat().st_mode & 0o077 == 0
         outside = Path(tempfile.mkdtemp(prefix=".cgm-unprivileged-probe-", dir=ROOT))
         outside.chmod(0o777)  # writable for nobody on the host, read-only in the sandbox
         target = outside / "escaped.txt"

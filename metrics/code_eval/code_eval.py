@@ -33,8 +33,15 @@ Args:
         `candidate + "\\n" + test`.
     k (list of int): the k of pass@k (default [1, 10, 100]); a k larger than some task's
         number of candidates is left out, as in code_eval (with a warning).
-    num_workers (int): programs run at the same time (default 4).
-    timeout (float): seconds each program may run (default 3.0).
+    num_workers (int): programs run at the same time, each worker a sandbox set up once
+        (default 4).
+    timeout (float): wall-clock seconds each program may run (default 3.0; at most 86400);
+        its CPU time is limited to the next whole second plus one.
+    memory_mb (int, optional): address space per process, in MiB (default 8192, or half the
+        machine's memory if less, at least 1024).
+    max_processes (int, optional): processes and threads a program may have together
+        (default 512).
+    max_file_mb (int, optional): the largest file a program may write, in MiB (default 64).
     solutions (list of str or list of list of str, optional): reference solution(s) per task;
         adds "edit_sim" and "combined" (means over all candidates) to pass_at_k and "edit_sim"
         to each result.
@@ -44,8 +51,14 @@ Args:
 Returns:
     pass_at_k (dict): "pass@k" -> mean estimate over tasks (0..1) for each k kept.
     results (dict): task index -> list of (completion_id, result) with result a dict of
-        "task_id", "passed", "result" ("passed", "timed out" or "failed: <error>") and
-        "completion_id".
+        "task_id", "passed", "result" ("passed", "timed out" or "failed: <error>"),
+        "completion_id", "status" ("passed", "failed", "timeout" or "killed") and "limit"
+        (the limit that ended the program: "timeout", "memory_mb", "max_processes",
+        "max_file_mb", "open_files" or None).
+Raises:
+    ValueError: a bad value of any argument (naming it), before anything runs.
+    SandboxError (a RuntimeError): the sandbox could not be set up or could not start a
+        program; never counted as a failed candidate.
 Examples:
     >>> code_eval = evaluate.load("cgm/code_eval")
     >>> test_cases = ["assert add(2,3)==5"]
@@ -106,6 +119,9 @@ class CodeEval(evaluate.Metric):
         solutions=None,
         unit="char",
         allow_code_execution=False,
+        memory_mb=None,
+        max_processes=None,
+        max_file_mb=None,
     ):
         return compute_code_eval(
             predictions,
@@ -116,4 +132,7 @@ class CodeEval(evaluate.Metric):
             solutions=solutions,
             unit=unit,
             allow_code_execution=allow_code_execution,
+            memory_mb=memory_mb,
+            max_processes=max_processes,
+            max_file_mb=max_file_mb,
         )

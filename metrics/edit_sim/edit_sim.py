@@ -53,7 +53,12 @@ Args:
         run in the sandbox to obtain `passed`. Needs `allow_code_execution=True` or the
         environment variable HF_ALLOW_CODE_EVAL="1".
     allow_code_execution (bool): opt in to running `tests` (default False).
-    timeout (float): wall-clock seconds per program (default 3.0).
+    timeout (float): wall-clock seconds per program (default 3.0; at most 86400).
+    num_workers (int): programs run at the same time (default 4).
+    memory_mb (int, optional): address space per process, in MiB (default 8192, or half the
+        machine's memory if less, at least 1024).
+    max_processes (int, optional): processes and threads of a program together (default 512).
+    max_file_mb (int, optional): the largest file a program may write, in MiB (default 64).
 Returns:
     edit_sim (float, 0..1): mean EDIT-SIM.
     unit (str): the unit used ("char" or "token").
@@ -100,6 +105,10 @@ class EditSim(CheckedModule, evaluate.Metric):
         tests=None,
         allow_code_execution=False,
         timeout=3.0,
+        num_workers=4,
+        memory_mb=None,
+        max_processes=None,
+        max_file_mb=None,
     ):
         return_per_sample = check_flag(return_per_sample, "return_per_sample")
         return compute_edit_sim(
@@ -113,4 +122,8 @@ class EditSim(CheckedModule, evaluate.Metric):
             tests=tests,
             allow_code_execution=allow_code_execution,
             timeout=timeout,
+            num_workers=num_workers,
+            memory_mb=memory_mb,
+            max_processes=max_processes,
+            max_file_mb=max_file_mb,
         )

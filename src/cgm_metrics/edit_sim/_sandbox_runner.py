@@ -1,43 +1,76 @@
-"""The trusted first half of every sandboxed interpreter: runs the program, then vouches for it.
+"""The trusted first half of every sandboxed Python program: runs it, then vouches for it.
 
-Run as ``python -I -B -c <this file's text> PROGRAM TIMEOUT`` by ``_sandbox_child.py`` with a
-per-run secret (the nonce) readable once on fd 3 and the verdict channel on fd 4. A pass is a
-line ``passed <nonce>`` on fd 4 followed by exit status 0, and only this code writes it: after
-the program text returned normally, in the process the launcher started (not a fork of it).
+``run_python`` is called in the program's own process (forked by the sandbox's worker, after
+the process took its uid, limits and private directories) with the run's secret (the nonce)
+as an argument and the verdict channel on fd 4. A pass is a line ``passed <nonce>`` on fd 4
+followed by exit status 0, and only this code writes it: after the program text returned
+normally, in the process that started it (not a fork of it).
 
 Everything the program could use to end early with status 0 (``sys.exit``, ``SystemExit``,
 ``os._exit``, an ``atexit`` hook, ``sys.excepthook``, a signal handler, a thread) ends the
-process before that line is written, or is caught here and counted as a failure; the program
-never sees the nonce's file descriptor (read and closed before it starts), and functions it may
-replace (``os.write``, ``os._exit``, builtins) were bound before it ran. The result line
-(``passed``, ``timed out``, ``failed: <error>``, the strings of evaluate's code_eval) is only
-informative: the program can write such lines too, but not the nonce.
+process before that line is written, or is caught here and counted as a failure; functions it
+may replace (``os.write``, ``os._exit``, builtins) were bound before it ran. The result line
+(``{"result": "passed" | "timed out" | "failed: <error>", "limit": ...}``, the strings of
+evaluate's code_eval) is only informative: the program can write such lines too, but not the
+nonce.
 
 What this cannot stop: the program shares this process, so code that deliberately reads this
-function's frame (``sys._getframe(1).f_locals``) or raw memory can learn the nonce. Frame access
-cannot be refused without breaking ordinary Python (namedtuple, enum, logging and warnings use
-it), so the sandbox does not claim more than: no exit, hook, thread, signal or fork fakes a pass.
+function's frame (``sys._getframe(1).f_locals``), the garbage collector's objects or raw memory
+can learn the nonce. Frame access cannot be refused without breaking ordinary Python
+(namedtuple, enum, logging and warnings use it); no in-process harness can refuse it
+(evaluate's code_eval runs programs in-process too). The sandbox claims no more than: no exit,
+hook, thread, signal or fork fakes a pass.
 
 Standard library only; nothing from the project is importable here.
 """
 
+import json
+import linecache
+import os
+import signal
+import sys
+import traceback
 
-def _run():
-    import json
-    import os
-    import signal
-    import sys
-    import traceback
+# errno values (Linux and BSD agree on these three)
+_EAGAIN = 11
+_EFBIG = 27
+_EMFILE = 24
 
+
+def limit_of(error):
+    """The sandbox limit that most likely raised ``error`` (or an exception it chains to):
+    ``"memory_mb"``, ``"max_processes"``, ``"max_file_mb"``, ``"open_files"`` or None."""
+    seen = 0
+    while error is not None and seen < 16:
+        seen += 1
+        if isinstance(error, MemoryError):
+            return "memory_mb"
+        if isinstance(error, OSError):
+            code = getattr(error, "errno", None)
+            if code == _EFBIG:
+                return "max_file_mb"
+            if code == _EMFILE:
+                return "open_files"
+            if code == _EAGAIN and isinstance(error, BlockingIOError):
+                return "max_processes"  # fork() and clone() fail with EAGAIN at RLIMIT_NPROC
+        if isinstance(error, RuntimeError) and "can't start new thread" in str(error):
+            return "max_processes"
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def run_python(source, nonce, timeout, verdict_fd=4):
+    """Run ``source`` as code_eval does (``exec`` in a fresh namespace, ``"<string>"`` as its
+    file name), then vouch for it. Never returns: the process ends here."""
     # everything used after the program ran is bound here, before it can replace anything
-    read, write, close, exit_now, getpid = os.read, os.write, os.close, os._exit, os.getpid
+    write, exit_now, getpid = os.write, os._exit, os.getpid
     dumps, print_exception, type_of, str_of = json.dumps, traceback.print_exception, type, str
+    classify = limit_of
     Failure = BaseException  # noqa: N806 - a local the program cannot rebind
-    nonce = read(3, 64)
-    close(3)
-    path, timeout = sys.argv[1], float(sys.argv[2])
     me = getpid()
     streams = (sys.stdout, sys.stderr)
+    line = b"passed " + nonce + b"\n"
+    del nonce
 
     class TimedOut(Failure):  # not an Exception: `except Exception` cannot swallow it
         pass
@@ -45,17 +78,17 @@ def _run():
     def on_alarm(signum, frame):
         raise TimedOut()
 
-    def record(text):
+    def record(text, limit):
         try:
-            write(4, (dumps({"result": text}) + "\n").encode())
+            write(verdict_fd, (dumps({"result": text, "limit": limit}) + "\n").encode())
         except Failure:  # the channel may have been closed by the program
             pass
 
-    with open(path, encoding="utf-8") as handle:
-        source = handle.read()
-    outcome = "passed"
+    # tracebacks show the program's lines, as they would for a file
+    linecache.cache["<string>"] = (len(source), None, source.splitlines(True), "<string>")
+    outcome, limit = "passed", None
     try:
-        code = compile(source, path, "exec")
+        code = compile(source, "<string>", "exec")
         signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
@@ -63,12 +96,16 @@ def _run():
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except TimedOut:
-        outcome = "timed out"
+        outcome, limit = "timed out", "timeout"
     except Failure as error:  # SystemExit and KeyboardInterrupt fail too
         try:
             outcome = "failed: " + str_of(error)
         except Failure:  # a hostile __str__
             outcome = "failed: " + type_of(error).__name__
+        try:
+            limit = classify(error)
+        except Failure:
+            limit = None
         try:
             tb = error.__traceback__
             print_exception(
@@ -83,13 +120,10 @@ def _run():
             pass
     if outcome == "passed" and getpid() == me:
         try:
-            write(4, b"passed " + nonce + b"\n")
+            write(verdict_fd, line)
         except Failure:  # the program closed the channel: no pass
             exit_now(1)
-        record("passed")
+        record("passed", None)
         exit_now(0)
-    record(outcome if getpid() == me else "failed: a forked process returned")
+    record(outcome if getpid() == me else "failed: a forked process returned", limit)
     exit_now(1)
-
-
-_run()

@@ -7,8 +7,17 @@ results)``: ``pass_at_k`` maps ``"pass@k"`` to the mean unbiased estimate over t
 that every task has enough candidates for (code_eval leaves the others out; so do we, with a
 warning); ``results`` maps each task's index to its ``(completion_id, result)`` pairs in order,
 each result a dict with ``task_id``, ``passed``, ``result`` (``"passed"``, ``"timed out"`` or
-``"failed: <error>"``) and ``completion_id``. As in code_eval a candidate's program is
-``candidate + "\\n" + test``, run in a fresh namespace.
+``"failed: <error>"``) and ``completion_id``, plus ``status`` (``"passed"``, ``"failed"``,
+``"timeout"`` or ``"killed"``) and ``limit`` (the limit that ended the program: ``"timeout"``,
+``"memory_mb"``, ``"max_processes"``, ``"max_file_mb"``, ``"open_files"``, or None). As in
+code_eval a candidate's program is ``candidate + "\\n" + test``, run in a fresh namespace.
+
+Limits (``memory_mb``, ``max_processes``, ``max_file_mb``; ``timeout`` as in code_eval) have
+defaults under which every correct program of HumanEval or MBPP passes as in code_eval (see
+``sandbox.Limits``); a bad value of any argument is a ``ValueError`` naming it, raised before
+anything runs (numpy numbers and arrays are taken as code_eval takes them). A harness failure
+(the sandbox cannot be set up, its canary fails, a program cannot be started) raises
+``SandboxError``: it is never counted as a failed candidate.
 
 Differences on purpose: a pass needs the program text to run to its end (exiting early with
 status 0 fails here as there), and the program runs in the sandbox of ``sandbox.py`` instead of
@@ -23,13 +32,19 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from .passk import pass_at_k_per_task
-from .sandbox import ENV_SWITCH, check_flag, code_execution_allowed, run_program
+from .sandbox import (
+    ENV_SWITCH,
+    check_count,
+    check_flag,
+    check_limits,
+    code_execution_allowed,
+    run_programs,
+)
 from .similarity import check_unit, combined_values, edit_similarity
 
 CODE_EVAL_WARNING = (
@@ -97,26 +112,42 @@ def _check_tests(references: Any, n_tasks: int) -> list[str]:
     return references
 
 
-def _check_ks(k: Any) -> list[int]:
-    ks = [k] if isinstance(k, (int, np.integer)) and not isinstance(k, bool) else k
-    if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence) or len(ks) == 0:
-        raise TypeError(f"`k` must be a list of positive integers, got {k!r}.")
+def check_ks(k: Any) -> list[int]:
+    """The k of pass@k: an integer or a list, tuple or array of them (numpy included), as
+    code_eval takes them; a ValueError naming `k` otherwise."""
+    if hasattr(k, "tolist") and not isinstance(k, (str, bytes)):
+        k = k.tolist()  # numpy arrays and scalars
+    ks = [k] if isinstance(k, int) and not isinstance(k, bool) else k
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, (Sequence, set, frozenset)):
+        raise ValueError(f"`k` must be a list of positive integers (e.g. k=[1, 10]), got {k!r}.")
+    ks = list(ks)
+    if not ks:
+        raise ValueError("`k` is empty; give at least one positive integer (e.g. k=[1]).")
     for value in ks:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"`k` must hold positive integers, got {value!r}.")
-    return [int(value) for value in ks]
+        if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+            value = value.item()
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(
+                f"`k` must hold positive integers, got {value!r}"
+                + (f"; use {int(value)}" if isinstance(value, float) and value.is_integer()
+                   and value >= 1 else "")
+                + "."
+            )
+    return [int(value.item() if hasattr(value, "item") else value) for value in ks]
 
 
 def compute_code_eval(
     predictions: Any,
     references: Any,
     k: Any = (1, 10, 100),
-    num_workers: int = 4,
-    timeout: float = 3.0,
+    num_workers: Any = 4,
+    timeout: Any = 3.0,
     solutions: Any = None,
     unit: str = "char",
     allow_code_execution: bool = False,
-    **limits: Any,
+    memory_mb: Any = None,
+    max_processes: Any = None,
+    max_file_mb: Any = None,
 ) -> tuple[dict[str, Any], defaultdict]:
     """code_eval's ``(pass_at_k, results)``; ``solutions`` (a reference solution, or a list of
     them, per task) adds the mean ``edit_sim`` and ``combined`` over all candidates."""
@@ -126,13 +157,9 @@ def compute_code_eval(
     if not tasks:
         raise ValueError("`predictions` is empty; give at least one task with candidates.")
     tests = _check_tests(references, len(tasks))
-    ks = _check_ks(k)
-    if isinstance(num_workers, bool) or not isinstance(num_workers, (int, np.integer)):
-        raise TypeError(f"`num_workers` must be a positive integer, got {num_workers!r}.")
-    if num_workers < 1:
-        raise ValueError(f"`num_workers` must be at least 1, got {num_workers}.")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValueError(f"`timeout` must be a positive number of seconds, got {timeout!r}.")
+    ks = check_ks(k)
+    workers = check_count(num_workers, "num_workers", 1, 1024)
+    limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
     references_per_task = _check_solutions(solutions, len(tasks))
     check_unit(unit)
     jobs = [
@@ -142,14 +169,18 @@ def compute_code_eval(
     ]
     if not jobs:
         raise ValueError("every candidate list in `predictions` is empty; nothing to run.")
-    with ThreadPoolExecutor(max_workers=int(num_workers)) as pool:
-        futures = [
-            pool.submit(
-                run_program, program, float(timeout), allow_code_execution=True, **limits
-            )
-            for _, _, program in jobs
-        ]
-        outcomes = [future.result() for future in futures]
+    from tqdm.auto import tqdm
+
+    # a progress bar on a terminal (tqdm shows none when stderr is not one)
+    with tqdm(total=len(jobs), desc="code_eval", unit="program", disable=None,
+              leave=False) as bar:
+        outcomes = run_programs(
+            [program for _, _, program in jobs],
+            limits=limits,
+            num_workers=workers,
+            allow_code_execution=True,
+            progress=bar.update,
+        )
     results: defaultdict = defaultdict(list)
     for (task_id, completion_id, _), outcome in zip(jobs, outcomes, strict=True):
         record: dict[str, Any] = {
@@ -157,6 +188,8 @@ def compute_code_eval(
             "passed": outcome.passed,
             "result": outcome.result,
             "completion_id": completion_id,
+            "status": outcome.status,
+            "limit": outcome.limit,
         }
         results[task_id].append((completion_id, record))
     total = np.array([len(entries) for entries in results.values()])
@@ -217,4 +250,4 @@ def _check_solutions(solutions: Any, n_tasks: int) -> list[list[str]] | None:
     return result
 
 
-__all__ = ["CODE_EVAL_WARNING", "check_candidates", "check_flag", "compute_code_eval"]
+__all__ = ["CODE_EVAL_WARNING", "check_candidates", "check_flag", "check_ks", "compute_code_eval"]

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import check_inputs
+from .code_eval import check_ks
 from .passk import pass_at_k
-from .sandbox import check_flag, require_opt_in, run_tests
+from .sandbox import check_count, check_flag, check_limits, require_opt_in, run_tests
 from .similarity import EditSimMetric, check_passed, check_unit
 
 
@@ -47,16 +48,6 @@ def group_outcomes(outcomes: np.ndarray, task_ids: Any) -> tuple[list[int], list
     return samples, correct
 
 
-def _check_k(k: Any) -> list[int]:
-    ks = [k] if isinstance(k, int) and not isinstance(k, bool) else k
-    if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence) or not ks:
-        raise TypeError(f"`k` must be a positive integer or a list of them, got {k!r}.")
-    for value in ks:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"`k` must hold positive integers, got {value!r}.")
-    return list(ks)
-
-
 def compute_edit_sim(
     predictions: Any,
     references: Any,
@@ -67,20 +58,37 @@ def compute_edit_sim(
     return_per_sample: bool = False,
     tests: Any = None,
     allow_code_execution: bool = False,
-    timeout: float = 3.0,
+    timeout: Any = 3.0,
+    num_workers: Any = 4,
+    memory_mb: Any = None,
+    max_processes: Any = None,
+    max_file_mb: Any = None,
 ) -> dict:
-    """EDIT-SIM, and with outcomes (given or from sandboxed tests) PASS, pass@k and COMBINED."""
+    """EDIT-SIM, and with outcomes (given or from sandboxed tests) PASS, pass@k and COMBINED.
+    Every argument is checked (a ValueError naming a bad one) before any test runs."""
     preds, refs = check_inputs(predictions, references)
     check_unit(unit)
     return_per_sample = check_flag(return_per_sample, "return_per_sample")
     check_flag(allow_code_execution, "allow_code_execution")
+    limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
+    workers = check_count(num_workers, "num_workers", 1, 1024)
+    ks = None if k is None else check_ks(k)
     if tests is not None:
         if passed is not None:
             raise ValueError("Give either `passed` (known outcomes) or `tests` (to run), not both.")
         require_opt_in(allow_code_execution)
         if isinstance(tests, str) or not isinstance(tests, Sequence):
             raise TypeError("`tests` must be a list with one test program (a string) per item.")
-        results = run_tests(preds, list(tests), timeout=timeout, allow_code_execution=True)
+        results = run_tests(
+            preds,
+            list(tests),
+            timeout=limits.timeout,
+            num_workers=workers,
+            allow_code_execution=True,
+            memory_mb=limits.memory_mb,
+            max_processes=limits.max_processes,
+            max_file_mb=limits.max_file_mb,
+        )
         passed = [result.passed for result in results]
     metric = EditSimMetric(unit=unit)
     if passed is None:
@@ -102,7 +110,7 @@ def compute_edit_sim(
         "combined": float(parts["combined"]),
     }
     samples, correct = group_outcomes(outcomes, task_ids)
-    for value in _check_k([1] if k is None else k):
+    for value in [1] if ks is None else ks:
         output[f"pass@{value}"] = pass_at_k(samples, correct, value)
     output["unit"] = unit
     if return_per_sample:

@@ -3,53 +3,80 @@
 Nothing runs unless the caller opts in with ``allow_code_execution=True`` (a real boolean) or
 the environment variable ``HF_ALLOW_CODE_EVAL=1`` (the switch of evaluate's ``code_eval``).
 
-Each program runs in a fresh interpreter started by ``_sandbox_child.py``, which on Linux gives
-it, as root or (for any other user) inside an unprivileged user namespace:
+A :class:`Sandbox` is one worker: a process of the caller's own interpreter (started once,
+``_sandbox_child.py``) that, on Linux, as root or (for any other user) inside an unprivileged
+user namespace, lives in new mount and network namespaces: no network at all (not even
+loopback), every mount read-only, the home directory, ``/run`` and the scratch directories
+hidden. The interpreter's prefixes and every ``sys.path`` entry (``.pth`` entries included)
+stay visible read-only wherever they live, whatever their folders' permissions: as root,
+through idmapped mounts that make their owner's files the run's own (read-only), so a venv
+made under ``umask 077`` or below a ``mkdtemp`` folder works; without root, programs run under
+the caller's own uid and read what the caller reads.
 
-- new PID, mount and network namespaces: no network at all (not even loopback), private
-  empty ``/tmp``, ``/var/tmp`` and ``/dev/shm``, its own ``/proc``, every mount read-only, the
-  home directory hidden; the interpreter's prefixes and every ``sys.path`` entry (``.pth``
-  entries included) stay visible read-only wherever they live, so a virtualenv under ``/tmp``
-  or in the home directory works; when the run ends or times out, the namespace's init dies
-  and the kernel kills every process the program started;
-- a uid of its own (not root; without root, an ordinary uid of a nested user namespace), so it
-  cannot write to the host's files or undo the mounts, and RLIMIT_NPROC bounds its process
-  count (fork bombs);
-- CPU-time, address-space, process-count, file-size, open-file and core-dump limits, and a
-  wall-clock timeout;
-- a temporary working directory, deleted with the run.
+Each program then runs in a fresh process (a fork of the worker, which has imported nothing
+of the caller's), in new PID, mount and IPC namespaces with a private empty ``/tmp``,
+``/var/tmp`` and ``/dev/shm`` and its own ``/proc``; under the worker's own uid (as root; a
+random uid no other worker shares) in a user namespace of its own, with no capability and no
+new privileges; with limits on address space, processes and threads, file size, open files,
+CPU time and wall-clock time. When a step of a program ends, every process it started is
+killed; nothing it wrote survives the run.
+
+Before the first program, a canary checks each worker: every path the interpreter needs is
+readable from inside, the interpreter itself starts, a passing program passes and a failing
+one fails. A failed canary, a worker that cannot be set up or a program that cannot be started
+raise :class:`SandboxError` naming the cause and the fix: a harness failure is never counted
+as the program's failure.
 
 A pass means the program text ran to its end: the runner (``_sandbox_runner.py``) then writes
-a per-run nonce, which the program never sees, to a channel of its own, and exits with 0.
-Exiting early with status 0, from the program or from any hook, thread or forked child, fails.
+a per-run nonce to a channel of its own and exits with 0. Exiting early with status 0, from
+the program or from any hook, thread or forked child, fails. Known limit, shared by every
+in-process harness (evaluate's code_eval included): a program that deliberately reads the
+runner's frame or memory can learn the nonce and fake a pass.
 
 Where namespaces are unavailable the run is refused with the real cause
 (``require_isolation=True``, the default); with ``require_isolation=False`` it runs with the
-resource limits only, in its own process group, which is killed at the end (no network
-isolation, no uid change).
+resource limits only, in its own session, which is killed at the end (no network isolation,
+no uid change).
+
+A program is a Python source string, or a sequence of :class:`Step` (Python code or a command
+with its arguments, e.g. a compiler and then the binary it built) run one after the other in
+the same private directory, each under the limits, stopping at the first that fails; ``files``
+are written into that directory first.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
+import numbers
 import os
 import random
 import secrets
-import shutil
+import select
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CHILD_SCRIPT = Path(__file__).with_name("_sandbox_child.py")
 ENV_SWITCH = "HF_ALLOW_CODE_EVAL"
-_OUTPUT_LIMIT = 64 * 1024
 _UID_RANGE = (1_000_000, 1_999_999_999)
+_STARTUP_SECONDS = 120.0  # a worker's set-up and canary, on a loaded machine
+_REPLY_MARGIN = 60.0  # beyond a run's own limits before a silent worker counts as broken
+
+DEFAULT_TIMEOUT = 3.0
+DEFAULT_MAX_PROCESSES = 512
+DEFAULT_MAX_FILE_MB = 64
+MAX_TIMEOUT = 86_400.0
+OPEN_FILES = 1024
 
 OPT_IN_MESSAGE = (
     "Running unit tests executes untrusted model-generated code. cgm-metrics runs it in a "
@@ -60,12 +87,152 @@ OPT_IN_MESSAGE = (
 )
 
 
+class SandboxError(RuntimeError):
+    """The harness failed (not the program): the sandbox could not be set up, its canary
+    failed, or a program could not be started. The message names the cause and the fix."""
+
+
+# --- limits -----------------------------------------------------------------------------------
+
+
+def default_memory_mb() -> int:
+    """The default address-space limit: 8 GiB, or half the machine's memory if that is less
+    (at least 1 GiB)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    except (ValueError, OSError, AttributeError):
+        return 8192
+    return max(1024, min(8192, total // 2))
+
+
+def check_seconds(value: Any, argument: str = "timeout") -> float:
+    """``value`` as seconds in (0, MAX_TIMEOUT], from any real number type (numpy included);
+    a ValueError naming ``argument`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(
+            f"`{argument}` must be a number of seconds, got {value!r} ({type(value).__name__})."
+        )
+    seconds = float(value)
+    if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIMEOUT:
+        raise ValueError(
+            f"`{argument}` must be a number of seconds in (0, {MAX_TIMEOUT:g}] (a day), got "
+            f"{value!r}."
+        )
+    return seconds
+
+
+def check_count(value: Any, argument: str, minimum: int, maximum: int, unit: str = "") -> int:
+    """``value`` as an integer in [minimum, maximum] (numpy integers and whole floats
+    included); a ValueError naming ``argument`` otherwise."""
+    whole = isinstance(value, numbers.Integral) or (
+        isinstance(value, numbers.Real) and float(value).is_integer()
+    )
+    if isinstance(value, bool) or not whole:
+        raise ValueError(
+            f"`{argument}` must be a whole number{' of ' + unit if unit else ''}, got {value!r} "
+            f"({type(value).__name__})."
+        )
+    number = int(value)
+    if not minimum <= number <= maximum:
+        raise ValueError(
+            f"`{argument}` must be between {minimum} and {maximum}{' ' + unit if unit else ''}, "
+            f"got {value!r}."
+        )
+    return number
+
+
 @dataclass(frozen=True)
-class ExecutionResult:
-    """The outcome of one sandboxed run."""
+class Limits:
+    """What one program may use. ``timeout``: wall-clock seconds per step (CPU time is limited
+    to the next whole second plus one); ``memory_mb``: address space per process;
+    ``max_processes``: processes and threads of the program together; ``max_file_mb``: the
+    largest file it may write (its private ``/tmp`` holds twice that)."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    memory_mb: int = field(default_factory=default_memory_mb)
+    max_processes: int = DEFAULT_MAX_PROCESSES
+    max_file_mb: int = DEFAULT_MAX_FILE_MB
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "timeout", check_seconds(self.timeout, "timeout"))
+        object.__setattr__(
+            self, "memory_mb", check_count(self.memory_mb, "memory_mb", 64, 1 << 30, "MiB")
+        )
+        object.__setattr__(
+            self, "max_processes", check_count(self.max_processes, "max_processes", 1, 1 << 22)
+        )
+        object.__setattr__(
+            self, "max_file_mb", check_count(self.max_file_mb, "max_file_mb", 1, 1 << 30, "MiB")
+        )
+
+
+def check_limits(
+    timeout: Any = DEFAULT_TIMEOUT,
+    memory_mb: Any = None,
+    max_processes: Any = None,
+    max_file_mb: Any = None,
+) -> Limits:
+    """:class:`Limits` from the arguments of code_eval and edit_sim (None: the default), or a
+    ValueError naming the argument, before anything runs."""
+    return Limits(
+        timeout=timeout,
+        memory_mb=default_memory_mb() if memory_mb is None else memory_mb,
+        max_processes=DEFAULT_MAX_PROCESSES if max_processes is None else max_processes,
+        max_file_mb=DEFAULT_MAX_FILE_MB if max_file_mb is None else max_file_mb,
+    )
+
+
+# --- programs and results ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a program: Python code run as code_eval runs it (``python``), or a
+    command (``argv``, its first item an absolute path) whose exit status 0 passes.
+    ``timeout`` (seconds) overrides the limits' timeout for this step."""
+
+    python: str | None = None
+    argv: tuple[str, ...] | None = None
+    timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.python is None) == (self.argv is None):
+            raise ValueError("a Step is either `python` code or a command `argv`, not both.")
+        if self.python is not None and not isinstance(self.python, str):
+            raise TypeError(f"`python` must be a string of code, got {type(self.python).__name__}.")
+        if self.argv is not None:
+            argv = tuple(self.argv)
+            if not argv or not all(isinstance(a, str) and "\0" not in a for a in argv):
+                raise ValueError("`argv` must be a non-empty list of strings.")
+            if not os.path.isabs(argv[0]):
+                raise ValueError(f"`argv[0]` must be an absolute path, got {argv[0]!r}.")
+            object.__setattr__(self, "argv", argv)
+        if self.timeout is not None:
+            object.__setattr__(self, "timeout", check_seconds(self.timeout, "timeout"))
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """The outcome of one step."""
 
     passed: bool
-    status: str  # "passed", "failed", "timeout" or "killed" (by a signal, e.g. a limit)
+    status: str  # "passed", "failed", "timeout" or "killed" (by the limit named in `limit`)
+    returncode: int  # exit status, or 128 + the signal that ended it
+    stdout: str  # the last 64 KiB
+    stderr: str
+    duration: float
+    killed_processes: int  # processes still running when the step ended, then killed
+    leftover_processes: int  # processes alive after that cleanup (0: none outlived the step)
+    result: str  # as evaluate's code_eval: "passed", "timed out" or "failed: <error>"
+    limit: str | None  # "timeout", "memory_mb", "max_processes", "max_file_mb", "open_files"
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """The outcome of one sandboxed run (of its last step run, for a program of steps)."""
+
+    passed: bool
+    status: str  # "passed", "failed", "timeout" or "killed" (by the limit named in `limit`)
     returncode: int
     stdout: str
     stderr: str
@@ -74,6 +241,31 @@ class ExecutionResult:
     leftover_processes: int  # processes still alive after the run, killed by the cleanup
     uid: int | None  # the run's own uid (None when not running as root)
     result: str = ""  # as evaluate's code_eval: "passed", "timed out" or "failed: <error>"
+    limit: str | None = None  # the limit that ended it, if one did
+    steps: tuple[StepResult, ...] = ()
+    # where the run's time went (seconds): "to_worker", "run_setup" (its namespaces and
+    # private directories), "process_start" (fork, uid, limits), "program", "cleanup" (kill
+    # and reap what it left), "run_teardown", "to_host"
+    timing: Mapping[str, float] = field(default_factory=dict)
+
+
+Program = "str | Step | Sequence[Step]"
+
+
+def _as_steps(program: Any) -> list[Step]:
+    if isinstance(program, str):
+        return [Step(python=program)]
+    if isinstance(program, Step):
+        return [program]
+    if isinstance(program, Sequence) and program and all(isinstance(s, Step) for s in program):
+        return list(program)
+    raise TypeError(
+        "a program is a string of Python code, a Step or a non-empty list of Steps, got "
+        f"{type(program).__name__}."
+    )
+
+
+# --- opt-in -------------------------------------------------------------------------------------
 
 
 def check_flag(value: object, argument: str) -> bool:
@@ -106,6 +298,9 @@ def require_opt_in(allow_code_execution: bool = False) -> None:
         raise ValueError(OPT_IN_MESSAGE)
 
 
+# --- what a run sees ----------------------------------------------------------------------------
+
+
 def _sysctl(name: str) -> str | None:
     try:
         with open("/proc/sys/" + name.replace(".", "/"), encoding="ascii") as handle:
@@ -118,7 +313,7 @@ def namespace_failure(error: str) -> str:
     """Why the namespaces could not be created, with the machine's settings that decide it."""
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cause = (
-            "creating Linux mount, PID and network namespaces failed as root "
+            "creating Linux mount and network namespaces failed as root "
             f"({error}): this process lacks CAP_SYS_ADMIN (e.g. a container without it)"
         )
     else:
@@ -173,7 +368,7 @@ def visible_paths() -> list[str]:
         for path in {os.path.abspath(candidate), os.path.realpath(candidate)}:
             if path == "/" or any(h == path or h.startswith(path.rstrip("/") + "/") for h in homes):
                 continue  # the home directory or above it: would show everything
-            if path in ("/tmp", "/var/tmp", "/dev/shm", "/proc"):
+            if path in ("/tmp", "/var/tmp", "/dev/shm", "/proc", "/run"):
                 continue
             found.add(path)
     return sorted(found)
@@ -192,37 +387,56 @@ def processes_of(uid: int) -> list[int]:
     return found
 
 
-def _kill_uid(uid: int) -> int:
-    """Kill every process running as ``uid`` (the run's own uid); returns how many were found."""
-    killed: set[int] = set()
-    for _ in range(50):
-        pids = processes_of(uid)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed.add(pid)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.01)
-    return len(killed)
+# --- the canary ---------------------------------------------------------------------------------
+
+_CANARY = """
+import json, os, subprocess, sys
+problems = []
+for path in PATHS:
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            with open(path, "rb") as handle:
+                handle.read(1)
+    except OSError as error:
+        problems.append([path, f"{type(error).__name__}: {error.strerror or error}"])
+try:
+    done = subprocess.run([sys.executable, "-c", "import encodings, json"], capture_output=True,
+                          timeout=60)
+    if done.returncode != 0:
+        problems.append([sys.executable, "the interpreter fails to start: "
+                         + done.stderr.decode(errors="replace")[-500:]])
+except OSError as error:
+    problems.append([sys.executable, f"{type(error).__name__}: {error.strerror or error}"])
+if ISOLATED:
+    with open("/proc/self/status") as handle:
+        status = dict(line.split(":", 1) for line in handle if ":" in line)
+    if int(status.get("CapEff", "0").strip(), 16):
+        problems.append(["capabilities", "the program would run with capabilities"])
+print(json.dumps(problems))
+assert not problems, problems
+"""
 
 
-def _tail(path: Path) -> str:
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        handle.seek(max(0, size - _OUTPUT_LIMIT))
-        return handle.read().decode("utf-8", errors="replace")
+def _canary_source(paths: Sequence[str], isolated: bool) -> str:
+    return _CANARY.replace("PATHS", repr(list(paths))).replace("ISOLATED", repr(isolated))
 
 
-def _verdict(path: Path, nonce: str) -> tuple[bool, str | None]:
-    """Whether the runner vouched for the run (the nonce line), and its last result line."""
-    vouched, result = False, None
-    with open(path, "rb") as handle:
-        data = handle.read(1 << 20)
-    for line in data.decode("utf-8", errors="replace").splitlines():
+# --- one worker ---------------------------------------------------------------------------------
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _parse_verdict(text: str, nonce: str) -> tuple[bool, str | None, str | None]:
+    """Whether the runner vouched for the run (the nonce line), its last result and limit."""
+    vouched, result, limit = False, None, None
+    for line in text.splitlines():
         if line == f"passed {nonce}":
             vouched = True
             continue
@@ -232,160 +446,527 @@ def _verdict(path: Path, nonce: str) -> tuple[bool, str | None]:
             continue
         if isinstance(record, dict) and isinstance(record.get("result"), str):
             result = record["result"]
-    return vouched, result
+            limit = record.get("limit") if isinstance(record.get("limit"), str) else None
+    return vouched, result, limit
+
+
+def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
+    status_word = int(record["wait_status"])
+    if os.WIFSIGNALED(status_word):
+        signal_number = os.WTERMSIG(status_word)
+        returncode = 128 + signal_number
+    else:
+        signal_number = None
+        returncode = os.WEXITSTATUS(status_word) if os.WIFEXITED(status_word) else 255
+    timed_out = bool(record.get("timed_out"))
+    if step.python is not None:
+        vouched, result, limit = _parse_verdict(record.get("verdict", ""), nonce)
+    else:
+        vouched, result, limit = returncode == 0, None, None
+    passed = vouched and returncode == 0 and not timed_out
+    if passed:
+        status, result, limit = "passed", "passed", None
+    elif timed_out or signal_number == getattr(signal, "SIGXCPU", -1) or result == "timed out":
+        status, result, limit = "timeout", "timed out", "timeout"
+    elif signal_number == getattr(signal, "SIGXFSZ", -1):
+        status, limit = "killed", "max_file_mb"
+        result = "failed: killed by SIGXFSZ (the file size limit)"
+    elif limit is not None:
+        status = "killed"
+    else:
+        status = "failed"
+    if result is None or result == "passed" and not passed:
+        if signal_number is not None:
+            result = f"failed: killed by {_signal_name(signal_number)}"
+        elif step.python is not None:
+            result = (
+                f"failed: the program ended (exit status {returncode}) before its tests ran "
+                "to the end"
+            )
+        else:
+            result = f"failed: exit status {returncode}"
+    return StepResult(
+        passed=passed,
+        status=status,
+        returncode=returncode,
+        stdout=record.get("stdout", ""),
+        stderr=record.get("stderr", ""),
+        duration=float(record.get("duration", 0.0)),
+        killed_processes=int(record.get("killed", 0)),
+        leftover_processes=int(record.get("leftover", 0)),
+        result=result,
+        limit=limit,
+    )
+
+
+def _timing(sent: float, received: float, times: dict, records: list[dict]) -> dict[str, float]:
+    """The phases of one run, from the monotonic clock (shared by every process)."""
+    steps = [record.get("times", {}) for record in records]
+    try:
+        return {
+            "to_worker": times["received"] - sent,
+            "run_setup": times["ready"] - times["received"],
+            "process_start": sum(t["started"] - t["forked"] for t in steps),
+            "program": sum(t["ended"] - t["started"] for t in steps),
+            "cleanup": sum(t["cleaned"] - t["ended"] for t in steps),
+            "run_teardown": times["left"] - steps[-1]["cleaned"],
+            "to_host": received - times["left"],
+        }
+    except (KeyError, IndexError, TypeError):
+        return {}
+
+
+class Sandbox:
+    """One sandbox worker: set up once, then :meth:`run` any number of programs, one at a time,
+    each in a fresh process. A context manager; :meth:`close` ends the worker.
+
+    Raises :class:`SandboxError` when the worker cannot be set up or its canary fails (with
+    ``check=True``, the default), ``ValueError`` without the opt-in.
+    """
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        *,
+        require_isolation: bool = True,
+        check: bool = True,
+        allow_code_execution: bool = False,
+    ) -> None:
+        require_opt_in(allow_code_execution)
+        self.require_isolation = check_flag(require_isolation, "require_isolation")
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"`limits` must be a Limits, got {type(limits).__name__}.")
+        self.limits = limits if limits is not None else Limits()
+        if os.name != "posix":
+            raise NotImplementedError("Code execution is supported on POSIX systems only.")
+        namespaces = sys.platform.startswith("linux")
+        if not namespaces and self.require_isolation:
+            raise SandboxError(
+                f"cannot isolate the program: the sandbox's namespaces need Linux, and this is "
+                f"{sys.platform}. Pass require_isolation=False to run with resource limits only."
+            )
+        self.uid: int | None = None
+        if os.geteuid() == 0:
+            self.uid = random.SystemRandom().randint(*_UID_RANGE)
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+        self._stderr = tempfile.TemporaryFile()
+        self.isolation: tuple[str, ...] = ()
+        self.notes: dict = {}
+        self._paths = visible_paths()
+        self._start(namespaces)
+        if check:
+            self._canary()
+
+    # -- start and stop
+    def _start(self, namespaces: bool) -> None:
+        request_r, request_w = os.pipe()
+        reply_r, reply_w = os.pipe()
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-s", "-B", str(CHILD_SCRIPT), str(request_r), str(reply_w)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._stderr,
+                pass_fds=(request_r, reply_w),
+                start_new_session=True,
+                env={
+                    "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                    "LANG": "C.UTF-8",
+                    "PYTHONHASHSEED": "0",
+                    "PYTHONDONTWRITEBYTECODE": "1",
+                },
+            )
+        except OSError as error:
+            for fd in (request_r, request_w, reply_r, reply_w):
+                os.close(fd)
+            raise SandboxError(
+                f"cannot start the sandbox's interpreter {sys.executable!r}: {error}. Run from a "
+                "Python whose executable exists and can run scripts (sys.executable)."
+            ) from None
+        os.close(request_r)
+        os.close(reply_w)
+        self._requests, self._replies = request_w, reply_r
+        self._send(
+            {
+                "visible_paths": self._paths,
+                "home_dirs": _home_dirs(),
+                "sys_path": [entry for entry in sys.path if isinstance(entry, str)],
+                "uid": self.uid,
+                "namespaces": namespaces,
+                "require_isolation": self.require_isolation,
+            }
+        )
+        ready = self._receive(_STARTUP_SECONDS, "setting up")
+        if not ready.get("ready"):
+            self.close()
+            if "namespace_error" in ready:
+                raise SandboxError(namespace_failure(ready["namespace_error"]))
+            raise SandboxError(
+                f"the sandbox could not be set up: {ready.get('setup_error')}. Run as root or "
+                "with unprivileged user namespaces enabled, or pass require_isolation=False to "
+                "run with resource limits only."
+            )
+        self.isolation = tuple(ready.get("isolation", []))
+        self.notes = dict(ready.get("notes", {}))
+
+    def close(self) -> None:
+        """End the worker (idempotent)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            self._send({"op": "exit"})
+        except (OSError, SandboxError):
+            pass
+        for fd in (self._requests, self._replies):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            process.wait()
+        self._stderr.close()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    # -- the channel
+    def _send(self, message: dict) -> None:
+        body = json.dumps(message).encode()
+        data = struct.pack(">I", len(body)) + body
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._requests, view):]
+        except BrokenPipeError:
+            raise self._died("receiving a request") from None
+
+    def _receive(self, seconds: float, doing: str) -> dict:
+        header = self._read(4, seconds, doing)
+        return json.loads(self._read(struct.unpack(">I", header)[0], seconds, doing))
+
+    def _read(self, size: int, seconds: float, doing: str) -> bytes:
+        deadline = time.monotonic() + seconds
+        chunks = []
+        while size:
+            remaining = deadline - time.monotonic()
+            ready, _, _ = select.select([self._replies], [], [], max(0.0, remaining))
+            if not ready:
+                process = self._process
+                if process is not None:
+                    try:
+                        os.killpg(process.pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                raise SandboxError(
+                    f"the sandbox worker stopped answering while {doing} ({seconds:.0f} s). "
+                    "This is a harness failure, not the program's; the worker was killed."
+                    + self._stderr_tail()
+                )
+            chunk = os.read(self._replies, min(size, 1 << 20))
+            if not chunk:
+                raise self._died(doing)
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+
+    def _stderr_tail(self) -> str:
+        try:
+            self._stderr.seek(0)
+            text = self._stderr.read()[-3000:].decode("utf-8", errors="replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return f" Its error output: {text}" if text else ""
+
+    def _died(self, doing: str) -> SandboxError:
+        process = self._process
+        code = process.poll() if process is not None else None
+        if process is not None and code is None:
+            try:
+                code = process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        return SandboxError(
+            f"the sandbox worker ended unexpectedly while {doing} (exit status {code}). This "
+            "is a harness failure, not the program's." + self._stderr_tail()
+        )
+
+    # -- runs
+    def run(
+        self,
+        program: Any,
+        *,
+        files: Mapping[str, str] | None = None,
+        limits: Limits | None = None,
+    ) -> ExecutionResult:
+        """Run ``program`` (Python source, a Step or a list of Steps) in a fresh process."""
+        steps = _as_steps(program)
+        limits = limits if limits is not None else self.limits
+        if not isinstance(limits, Limits):
+            raise TypeError(f"`limits` must be a Limits, got {type(limits).__name__}.")
+        if files is not None:
+            for name, text in files.items():
+                parts = Path(name).parts
+                if not name or os.path.isabs(name) or ".." in parts or not isinstance(text, str):
+                    raise ValueError(f"`files`: {name!r} must be a relative path to a string.")
+        timeouts = [step.timeout if step.timeout is not None else limits.timeout for step in steps]
+        nonce = secrets.token_hex(32)
+        request = {
+            "op": "run",
+            "nonce": nonce,
+            "files": dict(files or {}),
+            "limits": {
+                "memory_bytes": limits.memory_mb * 1024 * 1024,
+                "max_processes": limits.max_processes,
+                "max_file_bytes": limits.max_file_mb * 1024 * 1024,
+            },
+            "steps": [
+                {"kind": "python", "source": s.python, "timeout": t}
+                if s.python is not None
+                else {"kind": "command", "argv": list(s.argv or ()), "timeout": t}
+                for s, t in zip(steps, timeouts, strict=True)
+            ],
+        }
+        with self._lock:
+            if self._process is None:
+                raise SandboxError("this sandbox worker was closed; make a new Sandbox.")
+            start = time.monotonic()
+            self._send(request)
+            reply = self._receive(sum(timeouts) + _REPLY_MARGIN, "running a program")
+            end = time.monotonic()
+            duration = end - start
+        if "setup_error" in reply:
+            raise SandboxError(
+                f"the sandbox could not start a program: {reply['setup_error']}. This is a "
+                "harness failure, not the program's." + self._stderr_tail()
+            )
+        records = reply.get("steps", [])
+        for record in records:
+            if "setup_error" in record:
+                raise SandboxError(
+                    f"the sandbox could not start a program: {record['setup_error']}. This is "
+                    "a harness failure, not the program's; check that the interpreter or "
+                    "command and the paths it needs can be run by another user."
+                )
+        if not records:
+            raise SandboxError(
+                "the sandbox ran no step of the program. This is a harness failure."
+                + self._stderr_tail()
+            )
+        results = tuple(
+            _step_result(step, record, nonce) for step, record in zip(steps, records, strict=False)
+        )
+        last = results[-1]
+        passed = len(results) == len(steps) and all(r.passed for r in results)
+        isolation = list(self.isolation) + list(reply.get("features", []))
+        if records[-1].get("own_user_namespace"):
+            isolation.append("own_user_namespace")
+        isolation += ["rlimits", "temporary_directory"]
+        return ExecutionResult(
+            timing=_timing(start, end, reply.get("times", {}), records),
+            passed=passed,
+            status=last.status,
+            returncode=last.returncode,
+            stdout=last.stdout,
+            stderr=last.stderr,
+            isolation=tuple(dict.fromkeys(isolation)),
+            duration=duration,
+            leftover_processes=sum(r.leftover_processes for r in results),
+            uid=self.uid,
+            result=last.result,
+            limit=last.limit,
+            steps=results,
+        )
+
+    # -- the canary
+    def _canary(self) -> None:
+        """Check the worker before its first program: every needed path readable from inside,
+        the interpreter starts, a passing program passes, a failing one fails."""
+        generous = Limits(timeout=60.0, memory_mb=max(self.limits.memory_mb, 2048),
+                          max_processes=max(self.limits.max_processes, 64), max_file_mb=16)
+        # what the caller itself can read must be readable inside too
+        paths = [p for p in self._paths if os.path.exists(p) and os.access(p, os.R_OK)]
+        try:
+            isolated = "mount_namespace" in self.isolation
+            good = self.run(_canary_source(paths, isolated), limits=generous)
+            bad = self.run("assert 1 + 1 == 3, 'the canary fails on purpose'", limits=generous)
+        except SandboxError:
+            self.close()
+            raise
+        if good.passed and not bad.passed and bad.status == "failed":
+            return
+        self.close()
+        if not good.passed:
+            raise SandboxError(self._canary_failure(good))
+        raise SandboxError(
+            "the sandbox's canary that must fail did not fail "
+            f"(status {bad.status!r}, {bad.result!r}): its verdicts cannot be trusted here."
+        )
+
+    def _canary_failure(self, result: ExecutionResult) -> str:
+        try:
+            problems = json.loads(result.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            problems = []
+        if not problems:
+            return (
+                f"the sandbox's canary program failed ({result.status}: {result.result}); "
+                f"its error output: {result.stderr[-2000:]!r}. The sandbox cannot be trusted "
+                "here; pass require_isolation=False to run with resource limits only."
+            )
+        failed = self.notes.get("idmap_failed", {})
+        unreadable, other = [], []
+        for path, error in problems:
+            if path == "capabilities":
+                other.append(f"{error} (a bug of the sandbox: please report it)")
+            elif path == sys.executable and error.startswith("the interpreter fails"):
+                other.append(f"{path}: {error}")
+            else:
+                cause = next(
+                    (f"; the sandbox could not idmap {top} ({why})" for top, why in failed.items()
+                     if path == top or path.startswith(top.rstrip("/") + "/")),
+                    "",
+                )
+                unreadable.append(f"{path} ({error}{cause})")
+        owner = "the run's own uid" if self.uid is not None else "your uid"
+        text = f"the sandbox's canary failed with the interpreter {sys.executable}: "
+        if unreadable:
+            text += (
+                f"from inside ({owner}) it cannot read " + "; ".join(unreadable) + ". Fix: make "
+                "these folders readable by other users (chmod -R o+rX FOLDER, and o+x on the "
+                "folders above it), or keep the interpreter and its packages on a file system "
+                "that supports idmapped mounts (ext4, xfs, btrfs, tmpfs), or run as the user who "
+                "owns them (not root: programs then run under your own uid in a user namespace)."
+            )
+        if other:
+            text += (" " if unreadable else "") + "; ".join(other) + (
+                "" if unreadable else ". The sandbox cannot run programs with this interpreter; "
+                "pass require_isolation=False to run with resource limits only."
+            )
+        return text
+
+
+# --- many programs --------------------------------------------------------------------------------
+
+
+def run_programs(
+    programs: Iterable[Any],
+    *,
+    limits: Limits | None = None,
+    num_workers: int = 4,
+    require_isolation: bool = True,
+    allow_code_execution: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> list[ExecutionResult]:
+    """Run every program (see :meth:`Sandbox.run`) on ``num_workers`` sandbox workers, each
+    set up once; results in the order of ``programs``. ``progress(1)`` is called after each.
+
+    A harness failure in any worker raises :class:`SandboxError` (the other workers stop after
+    their current program); no program's failure is ever a harness failure.
+    """
+    require_opt_in(allow_code_execution)
+    require_isolation = check_flag(require_isolation, "require_isolation")
+    limits = limits if limits is not None else Limits()
+    items = list(programs)
+    for item in items:
+        _as_steps(item)
+    workers = check_count(num_workers, "num_workers", 1, 1024)
+    results: list[ExecutionResult | None] = [None] * len(items)
+    if not items:
+        return []
+    counter = itertools.count()
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            with Sandbox(limits, require_isolation=require_isolation,
+                         allow_code_execution=True) as sandbox:
+                while not stop.is_set():
+                    index = next(counter)
+                    if index >= len(items):
+                        return
+                    results[index] = sandbox.run(items[index])
+                    if progress is not None:
+                        progress(1)
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller
+            errors.append(error)
+            stop.set()
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(min(workers, len(items)))]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            thread.join()
+    finally:
+        stop.set()
+    if errors:
+        raise errors[0]
+    return [result for result in results if result is not None]
 
 
 def run_program(
     source: str,
-    timeout: float = 3.0,
-    memory_mb: int = 1024,
-    max_processes: int = 32,
-    max_file_mb: int = 16,
+    timeout: float = DEFAULT_TIMEOUT,
+    memory_mb: int | None = None,
+    max_processes: int | None = None,
+    max_file_mb: int | None = None,
     require_isolation: bool = True,
     allow_code_execution: bool = False,
 ) -> ExecutionResult:
-    """Run the Python program ``source`` in the sandbox.
+    """Run the Python program ``source`` in a sandbox of its own (set up for this one run: for
+    many programs, :func:`run_programs` or a :class:`Sandbox` set up once is much faster).
 
     It passes when its text ran to the end without an exception: the runner in the sandboxed
-    interpreter then writes a per-run secret to a channel the program never sees and exits
-    with 0. Exiting early with status 0 (``sys.exit``, ``os._exit``, hooks, threads, forked
+    process then writes a per-run secret to a channel the program never sees and exits with
+    0. Exiting early with status 0 (``sys.exit``, ``os._exit``, hooks, threads, forked
     children) is a failure, as in evaluate's code_eval. The program runs in a fresh namespace,
     as in code_eval (``__name__`` is not ``"__main__"``).
 
-    Raises ``ValueError`` without the opt-in, ``RuntimeError`` when the sandbox cannot be set
-    up (e.g. no namespaces and ``require_isolation=True``).
+    Raises ``ValueError`` without the opt-in or for a bad limit, :class:`SandboxError` (a
+    ``RuntimeError``) when the sandbox cannot be set up (e.g. no namespaces and
+    ``require_isolation=True``).
     """
     require_opt_in(allow_code_execution)
     require_isolation = check_flag(require_isolation, "require_isolation")
     if not isinstance(source, str):
         raise TypeError(f"`source` must be a string of Python code, got {type(source).__name__}.")
-    if isinstance(timeout, bool) or not (isinstance(timeout, (int, float)) and 0 < timeout <= 3600):
-        raise ValueError(f"`timeout` must be a number of seconds in (0, 3600], got {timeout!r}.")
-    if os.name != "posix":
-        raise NotImplementedError("Code execution is supported on POSIX systems only.")
-    host_dir = Path(tempfile.mkdtemp(prefix="cgm-sandbox-"))
-    uid = None
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        uid = random.SystemRandom().randint(*_UID_RANGE)
-    nonce = secrets.token_hex(32)
-    start = time.monotonic()
-    process = None
-    try:
-        program_file = host_dir / "program.py"
-        program_file.write_text(source, encoding="utf-8")
-        config = {
-            "program_file": str(program_file),
-            "verdict_file": str(host_dir / "verdict"),
-            "host_dir": str(host_dir),
-            "python": os.path.abspath(sys.executable),  # not resolved: a venv's own python
-            "visible_paths": visible_paths(),
-            "home_dirs": _home_dirs(),
-            "timeout": float(timeout),
-            "cpu_seconds": max(1, int(timeout + 0.999)) + 1,
-            "memory_bytes": int(memory_mb) * 1024 * 1024,
-            "max_processes": int(max_processes),
-            "max_file_bytes": int(max_file_mb) * 1024 * 1024,
-            "uid": uid,
-            "namespaces": sys.platform.startswith("linux"),
-            "require_isolation": require_isolation,
-        }
-        with (
-            open(host_dir / "stdout", "wb") as out,
-            open(host_dir / "stderr", "wb") as err,
-            open(host_dir / "status", "wb") as status,
-        ):
-            config["status_fd"] = status.fileno()
-            process = subprocess.Popen(
-                [sys.executable, "-I", "-B", str(CHILD_SCRIPT), json.dumps(config)],
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=err,
-                pass_fds=(status.fileno(),),
-                start_new_session=True,
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
-            )
-            assert process.stdin is not None  # stdin=PIPE
-            try:
-                process.stdin.write(nonce.encode() + b"\n")  # never on a command line
-                process.stdin.close()
-            except BrokenPipeError:
-                pass
-            try:
-                returncode = process.wait(timeout=timeout + 30)
-            except subprocess.TimeoutExpired:  # the launcher itself hung: should not happen
-                os.killpg(process.pid, signal.SIGKILL)
-                returncode = process.wait()
-        duration = time.monotonic() - start
-        report: dict = {}
-        for line in (host_dir / "status").read_text(encoding="utf-8").splitlines():
-            report.update(json.loads(line))
-        if returncode == 126 and "namespace_error" in report:
-            raise RuntimeError(namespace_failure(report["namespace_error"]))
-        if returncode == 126 and "isolation" not in report and not config["namespaces"]:
-            raise RuntimeError(
-                f"cannot isolate the program: the sandbox's namespaces need Linux, and this is "
-                f"{sys.platform}. Pass require_isolation=False to run with resource limits only."
-            )
-        if "setup_error" in report:
-            raise RuntimeError(f"the sandbox could not be set up: {report['setup_error']}")
-        verdict_file = host_dir / "verdict"
-        vouched, result = _verdict(verdict_file, nonce) if verdict_file.exists() else (False, None)
-        passed = vouched and returncode == 0
-        if passed:
-            status_name, result = "passed", "passed"
-        elif report.get("timed_out") or report.get("signal") == signal.SIGXCPU:
-            status_name, result = "timeout", "timed out"
-        elif result == "timed out":
-            status_name = "timeout"
-        elif returncode > 128:
-            status_name = "killed"
-            result = f"failed: killed by signal {returncode - 128}"
-        else:
-            status_name = "failed"
-            if result is None or result == "passed":
-                result = (
-                    f"failed: the program ended (exit status {returncode}) before its "
-                    "tests ran to the end"
-                )
-        isolation = tuple(report.get("isolation", [])) + tuple(report.get("filesystem", []))
-        isolation += ("rlimits", "temporary_directory")
-        return ExecutionResult(
-            passed=passed,
-            status=status_name,
-            returncode=returncode,
-            stdout=_tail(host_dir / "stdout"),
-            stderr=_tail(host_dir / "stderr"),
-            isolation=isolation,
-            duration=duration,
-            leftover_processes=_cleanup(process, uid),
-            uid=uid,
-            result=result,
-        )
-    finally:
-        if process is not None:
-            _cleanup(process, uid)
-        shutil.rmtree(host_dir, ignore_errors=True)
-
-
-def _cleanup(process: subprocess.Popen, uid: int | None) -> int:
-    """Kill what may be left of a run: its session and any process under its uid."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    return _kill_uid(uid) if uid is not None else 0
+    limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
+    with Sandbox(limits, require_isolation=require_isolation, allow_code_execution=True) as box:
+        return box.run(source)
 
 
 def run_tests(
     predictions: Sequence[str],
     tests: Sequence[str],
-    timeout: float = 3.0,
-    num_workers: int = 2,
+    timeout: float = DEFAULT_TIMEOUT,
+    num_workers: int = 4,
     allow_code_execution: bool = False,
-    **limits,
+    memory_mb: int | None = None,
+    max_processes: int | None = None,
+    max_file_mb: int | None = None,
+    require_isolation: bool = True,
 ) -> list[ExecutionResult]:
     """Run ``prediction + "\\n" + test`` for every item (code_eval's convention), in parallel."""
     require_opt_in(allow_code_execution)
+    limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
     if len(tests) != len(predictions):
         raise ValueError(
             f"`predictions` has {len(predictions)} items but `tests` has {len(tests)}; give one "
@@ -397,9 +978,10 @@ def run_tests(
     programs = [
         f"{prediction}\n{test}" for prediction, test in zip(predictions, tests, strict=True)
     ]
-    with ThreadPoolExecutor(max_workers=max(1, int(num_workers))) as pool:
-        futures = [
-            pool.submit(run_program, program, timeout, allow_code_execution=True, **limits)
-            for program in programs
-        ]
-        return [future.result() for future in futures]
+    return run_programs(
+        programs,
+        limits=limits,
+        num_workers=num_workers,
+        require_isolation=require_isolation,
+        allow_code_execution=True,
+    )
