@@ -4,6 +4,7 @@ call for call, with every program run in a sandbox."""
 import datasets
 import evaluate
 
+from cgm_metrics.core.inputs import CheckedModule
 from cgm_metrics.edit_sim.code_eval import check_candidates, compute_code_eval
 
 _CITATION = """\
@@ -60,7 +61,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CodeEval(evaluate.Metric):
+class CodeEval(CheckedModule, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

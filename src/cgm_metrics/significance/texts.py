@@ -135,8 +135,8 @@ def paired_test_texts(
     alpha = check_probability(alpha, "alpha")
     confidence = check_probability(confidence, "confidence")
     resolved = resolve_metric(metric, metric_kwargs)
-    preds_a, refs = check_inputs(predictions_a, references)
-    preds_b, _ = check_inputs(predictions_b, references)
+    preds_a, refs = check_inputs(predictions_a, references, names=("predictions_a", "references"))
+    preds_b, _ = check_inputs(predictions_b, references, names=("predictions_b", "references"))
     if len(preds_a) < 2:
         raise ValueError(f"a paired test needs at least 2 items, got {len(preds_a)}.")
     if not isinstance(resolved, Metric):
