@@ -173,6 +173,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"compare needs at least 2 items for a paired test, got "
                          f"{len(references)}; score a single item with `cgm score`.")
     common.require_significance()
+    from ..significance.paired import check_resamples
+    from ..significance.resampling import check_budget
+
+    # a request of resamples too large is refused before the (long) scoring, not after it
+    check_budget(len(references), check_resamples(args.n_resamples, args.method), len(systems))
     score_command.report_skipped(metric_set)
     runner = common.StatisticsRunner(args.jobs, common.want_progress(args), args.ray)
     stats = runner.run(metric_set, systems, references)

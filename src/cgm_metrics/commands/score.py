@@ -166,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
     metric_set = common.load_metrics(names, lang, explicit=bool(args.metrics),
                                      options=_options.metric_options(args, names))
     references, systems = read_data(args, args.predictions or [])
+    if common.significance_library() is not None and len(references) >= 2:
+        from ..significance.resampling import check_budget
+
+        check_budget(len(references), args.n_resamples, n_series=1)  # before the scoring
     report_skipped(metric_set)
     runner = common.StatisticsRunner(args.jobs, common.want_progress(args), args.ray)
     stats = runner.run(metric_set, systems, references)

@@ -184,7 +184,7 @@ def compare(
     confidence: float = 0.95,
     p_values: str = "count",
     power: float | None = None,
-    indices: np.ndarray | None = None,
+    indices: np.ndarray | resampling.Draws | None = None,
 ) -> Comparison:
     """Compare every pair of systems on per-item statistics of ``metric``.
 
@@ -193,8 +193,9 @@ def compare(
     with percentile intervals from the same bootstrap. With ``power`` every pair also gets
     its minimum detectable difference (the bootstrap SE of the difference, as
     :func:`minimum_detectable_difference`). ``p_values="normal"`` gives continuous
-    p-values from the bootstrap SE (paired bootstrap only). ``indices`` (``[R, n_items]``)
-    replace the seeded bootstrap draws.
+    p-values from the bootstrap SE (paired bootstrap only). ``indices`` (``[R, n_items]``,
+    an array or :class:`~cgm_metrics.significance.resampling.Draws`) replace the seeded
+    bootstrap draws.
     """
     metric = check_metric(metric)
     if not isinstance(stats_by_system, dict) or len(stats_by_system) < 2:
@@ -221,13 +222,14 @@ def compare(
     better = higher_is_better(metric)
     n_items = len(arrays[0])
     full = [float(score(array.sum(axis=0))) for array in arrays]
+    resampling.check_budget(n_items, n_resamples, n_series=len(arrays))
     if indices is None:
         boot_count = n_resamples if method == "paired_bootstrap" else CI_RESAMPLES
-        indices = resampling.bootstrap_indices(n_items, boot_count, seed)
-    elif indices.ndim != 2 or indices.shape[1] != n_items:
+        indices = resampling.bootstrap_draws(n_items, boot_count, seed)
+    elif len(indices.shape) != 2 or indices.shape[1] != n_items:
         raise ValueError(f"indices must have shape [n_resamples, {n_items}], got {indices.shape}.")
     boots = resampling.bootstrap_scores(arrays, score, indices)
-    mask = None if method == "paired_bootstrap" else resampling.randomization_mask(n_items, n_resamples, seed)
+    mask = None if method == "paired_bootstrap" else resampling.randomization_draws(n_items, n_resamples, seed)
     pair_index = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     if p_values == "normal":
         raw = []
@@ -251,7 +253,7 @@ def compare(
     if power is not None:
         same_draws = indices.shape[0] == MDD_RESAMPLES and seed is not None
         mdd_boots = boots if same_draws else resampling.bootstrap_scores(
-            arrays, score, resampling.bootstrap_indices(n_items, MDD_RESAMPLES, seed))
+            arrays, score, resampling.bootstrap_draws(n_items, MDD_RESAMPLES, seed))
     pairs = []
     for (i, j), p, q in zip(pair_index, raw, adjusted, strict=True):
         significant = bool(q < alpha)
