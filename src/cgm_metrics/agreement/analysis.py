@@ -288,6 +288,7 @@ def run_agreement(
     k = round(alpha * n_resamples / 2)
     for metric in all_metrics:
         if exact:
+            assert isinstance(indices, np.ndarray)  # the published draws: Python's random
             full[metric.name], b = engine.published_bootstrap(metric, models, indices)
             ordered = np.sort(b, axis=1)
             point[metric.name] = ordered[:, round(n_resamples / 2)]
