@@ -27,6 +27,7 @@ PROTOCOLS = ("default", "evtikhiev2023")
 PERCENTAGES = (1, 3, 5, 10, 15, 20, 25, 30)
 CONALA_BINS = (0, 2, 5, 10, 100)  # points of metric difference; the study's CoNaLa bins
 HEARTHSTONE_BINS = (0, 1, 2, 4, 100)  # the bins of the study's HearthStone tables
+_COMPARISON_CELLS = 1 << 24  # model x model x resample comparisons held at once (16 MB)
 
 
 @dataclass(frozen=True)
@@ -73,24 +74,26 @@ def synthesize(grades: np.ndarray, systems: list[str], percentages=PERCENTAGES) 
     return models
 
 
-def _output_codes(predictions, fallback: np.ndarray) -> np.ndarray:
+def _output_codes(predictions, fallback: np.ndarray | None) -> np.ndarray:
     """``codes[system, item]``: equal codes in a column for equal outputs of that item (the
     prediction text, or without texts the row of grade and metric values)."""
     if predictions is not None:
         n_systems, n_items = len(predictions), len(predictions[0]) if predictions else 0
-    else:
+    elif fallback is not None:
         n_systems, n_items = fallback.shape[:2]
+    else:
+        raise ValueError("deduplicate needs the predictions or the fallback values.")
     codes = np.empty((n_systems, n_items), dtype=np.int64)
     for item in range(n_items):
         seen: dict = {}
         for system in range(n_systems):
-            key = (predictions[system][item] if predictions is not None
+            key = (predictions[system][item] if fallback is None or predictions is not None
                    else tuple(fallback[system, item].tolist()))
             codes[system, item] = seen.setdefault(key, len(seen))
     return codes
 
 
-def deduplicate(models: list[Model], predictions, fallback: np.ndarray,
+def deduplicate(models: list[Model], predictions, fallback: np.ndarray | None,
                 protocol: str) -> list[Model]:
     """Drop models whose outputs equal another model's.
 
@@ -151,6 +154,10 @@ def published_bootstrap(metric: ItemStatistics, models: list[Model],
 
 def win_fractions(boot: np.ndarray) -> np.ndarray:
     """``[m1, m2]`` fraction of resamples in which model m1 scores strictly above m2."""
-    n_resamples = boot.shape[1]
-    wins = (boot[:, None, :] > boot[None, :, :]).sum(axis=2)
+    n_models, n_resamples = boot.shape
+    wins = np.empty((n_models, n_models), dtype=np.int64)
+    step = max(1, _COMPARISON_CELLS // max(1, n_models * n_resamples))  # rows per block
+    for start in range(0, n_models, step):
+        block = boot[start:start + step]
+        wins[start:start + step] = (block[:, None, :] > boot[None, :, :]).sum(axis=2)
     return wins / n_resamples

@@ -218,14 +218,20 @@ def randomization_scores(
     return out_a, out_b
 
 
+def p_values_bootstrap(differences: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """:func:`p_value_bootstrap` of many pairs at once: ``differences[pair]`` are the
+    resampled ``b - a`` of each pair (rows), ``observed`` their observed deltas."""
+    differences = np.abs(np.atleast_2d(differences))
+    observed = np.abs(np.asarray(observed, dtype=np.float64).reshape(-1))
+    shifted = differences - differences.mean(axis=1, keepdims=True)
+    counts = np.sum(shifted > observed[:, None], axis=1)
+    # identical scores: no evidence of a difference (sacrebleu gives 1/(R+1))
+    return np.where(observed == 0, 1.0, (counts + 1) / (differences.shape[1] + 1))
+
+
 def p_value_bootstrap(resampled_a: np.ndarray, resampled_b: np.ndarray, observed: float) -> float:
     """sacrebleu's paired-bootstrap p-value: shifted |differences| above |observed|."""
-    if observed == 0:
-        return 1.0  # identical scores: no evidence of a difference (sacrebleu gives 1/(R+1))
-    differences = np.abs(resampled_b - resampled_a)
-    shifted = differences - differences.mean()
-    count = int(np.sum(shifted > abs(observed)))
-    return (count + 1) / (len(differences) + 1)
+    return float(p_values_bootstrap((resampled_b - resampled_a)[None], np.array([observed]))[0])
 
 
 def p_value_randomization(shuffled_a: np.ndarray, shuffled_b: np.ndarray, observed: float) -> float:
@@ -236,10 +242,18 @@ def p_value_randomization(shuffled_a: np.ndarray, shuffled_b: np.ndarray, observ
     return (count + 1) / (len(shuffled_a) + 1)
 
 
-def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
-    """[low, high] of the sorted samples, sacrebleu's rule: ``lo = R // 40`` at 95%."""
-    ordered = np.sort(np.asarray(samples, dtype=np.float64))
-    n = len(ordered)
+def percentile_intervals(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` of every row of ``samples`` (sacrebleu's rule, as
+    :func:`percentile_interval`): two order statistics per row by partial sorting."""
+    samples = np.atleast_2d(np.asarray(samples, dtype=np.float64))
+    n = samples.shape[1]
     low_index = int(math.floor(n * (1.0 - confidence) / 2.0 + 1e-9))
     high_index = n - low_index - 1
-    return float(ordered[low_index]), float(ordered[high_index])
+    parted = np.partition(samples, sorted({low_index, high_index}), axis=1)
+    return parted[:, low_index], parted[:, high_index]
+
+
+def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
+    """[low, high] of the sorted samples, sacrebleu's rule: ``lo = R // 40`` at 95%."""
+    low, high = percentile_intervals(np.asarray(samples, dtype=np.float64)[None], confidence)
+    return float(low[0]), float(high[0])
