@@ -8,11 +8,13 @@ Cases:
   resampling costs the same for any metric with few statistics per item).
 * ``randomization``: the same with approximate randomization, 1,000,000 items x 1,000
   trials.
-* ``agreement-100x20``, ``agreement-2500x2``, ``agreement-5x1000``: the agreement analysis
-  (:func:`cgm_metrics.agreement.run_agreement` with the Space's defaults: chrF, CodeBLEU and
-  RUBY computed from the texts, synthetic models, correlations) of generated graded uploads
-  at the Space's documented limits (``cgm_metrics.space.Limits``: at most 5,000 rows, 2 MB):
-  100 systems x 20 items, 2,500 systems x 2 items, 5 systems x 1,000 items.
+* ``agreement-*``: the agreement analysis (:func:`cgm_metrics.agreement.run_agreement`
+  with the Space's defaults: chrF, CodeBLEU and RUBY computed from the texts, synthetic
+  models, correlations) of generated graded uploads within the Space's documented limits
+  (``cgm_metrics.space.Limits``: at most 5,000 rows, 2 MB): 100 systems x 20 items,
+  2,500 x 2 (distinct outputs, and 5 distinct outputs per item), 5 x 1,000, and the largest
+  analyses the model bound admits: 11 x 454 (187 models with the synthetic ones) and
+  200 x 25 (200 real systems).
 
 Every case prints the seconds of the measured call, the peak resident memory of the whole
 child (interpreter, imports and inputs included) and the resident memory just before the
@@ -35,8 +37,11 @@ import tempfile
 import time
 from pathlib import Path
 
-CASES = ("bootstrap", "randomization", "agreement-100x20", "agreement-2500x2",
-         "agreement-5x1000")
+#: agreement cases: (systems, items, distinct outputs per item or None for all distinct)
+AGREEMENT = {"agreement-100x20": (100, 20, None), "agreement-2500x2": (2500, 2, None),
+             "agreement-2500x2-repeats": (2500, 2, 5), "agreement-5x1000": (5, 1000, None),
+             "agreement-11x454": (11, 454, None), "agreement-200x25": (200, 25, None)}
+CASES = ("bootstrap", "randomization", *AGREEMENT)
 
 
 def _rss_mb() -> float:
@@ -58,9 +63,11 @@ def _peak_of(pid: int) -> float:
     return float("nan")
 
 
-def graded_rows(n_systems: int, n_items: int, seed: int = 0) -> list[dict]:
+def graded_rows(n_systems: int, n_items: int, variants: int | None = None,
+                seed: int = 0) -> list[dict]:
     """Graded one-line Python outputs (CoNaLa-sized snippets, three graders, grades 0-4):
-    about 170 bytes a row, like a real upload."""
+    about 170 bytes a row, like a real upload. With ``variants``, every system's output of an
+    item is one of that many (systems agree often, as on easy items)."""
     rng = random.Random(seed)
     names = ["values", "items", "data", "path", "lst", "text", "d", "x"]
     calls = ["sorted", "len", "sum", "max", "min", "list", "set", "print"]
@@ -68,10 +75,12 @@ def graded_rows(n_systems: int, n_items: int, seed: int = 0) -> list[dict]:
     for item in range(n_items):
         reference = (f"{rng.choice(names)} = {rng.choice(calls)}({rng.choice(names)}, "
                      f"key=lambda v: v[{item % 7}])")
+        pool = [" ".join(t if rng.random() < 0.7 else rng.choice(names + calls)
+                         for t in reference.split(" ")) for _ in range(variants or 0)]
         for system in range(n_systems):
             tokens = reference.split(" ")
-            prediction = " ".join(t if rng.random() < 0.7 else rng.choice(names + calls)
-                                  for t in tokens)
+            prediction = rng.choice(pool) if pool else " ".join(
+                t if rng.random() < 0.7 else rng.choice(names + calls) for t in tokens)
             grade = rng.randint(0, 4)
             rows.append({
                 "item": item, "system": f"model_{system:04d}", "prediction": prediction,
@@ -104,16 +113,20 @@ def child(case: str) -> None:
     else:
         from cgm_metrics.agreement import run_agreement
 
-        n_systems, n_items = (int(n) for n in case.split("-")[1].split("x"))
+        n_systems, n_items, variants = AGREEMENT[case]
         folder = tempfile.mkdtemp(prefix="cgm-memory-")
         path = Path(folder) / "graded.jsonl"
-        path.write_text("".join(json.dumps(row) + "\n"
-                                for row in graded_rows(n_systems, n_items)), encoding="utf-8")
+        path.write_text("".join(json.dumps(row) + "\n" for row in graded_rows(
+            n_systems, n_items, variants)), encoding="utf-8")
 
         def call():
-            result = run_agreement(path)
-            return {"models": len(result.models), "systems": len(result.systems),
-                    "pairs": len(result.pairs), "bytes": path.stat().st_size}
+            size = path.stat().st_size
+            try:
+                result = run_agreement(path)  # the Space's call, with its defaults
+            except ValueError as error:  # a user error: the request is refused
+                return {"bytes": size, "refused": str(error)[:90]}
+            return {"bytes": size, "models": len(result.models),
+                    "pairs": len(result.pairs), "notes": len(getattr(result, "notes", []))}
     before = _rss_mb()
     start = time.perf_counter()
     outcome = call()

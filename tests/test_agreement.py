@@ -440,3 +440,14 @@ def test_systems_with_identical_outputs_are_counted_in_the_header():
         expected = sacrebleu.corpus_chrf([r["prediction"] for r in mine],
                                          [[r["references"][0] for r in mine]]).score / 100
         assert result.model_scores[name]["chrf_code"]["score"] == pytest.approx(expected)
+
+
+def test_resamples_that_cannot_be_computed_are_refused_first():
+    from cgm_metrics.io import InputError
+
+    with pytest.raises(InputError, match=r"n_resamples <= 25,000,000"):
+        run_agreement(_hs("hs.graded.jsonl"), n_resamples=10**9, metrics=["no_such_metric"])
+    with pytest.raises(InputError, match=r"published protocol holds every draw .*"
+                                         r"n_resamples <= 757,575 here"):
+        run_agreement(_hs("hs.graded.jsonl"), protocol="evtikhiev2023", n_resamples=10**6,
+                      metrics=["no_such_metric"])

@@ -296,6 +296,15 @@ def run_agreement(
         raise InputError(f"max_models={max_models!r} must be an integer >= 2.")
     if seed is None:
         seed = 42 if protocol == "evtikhiev2023" else 12345
+    # resamples that cannot be computed are refused before any scoring
+    resampling.check_budget(data.n_items, n_resamples, n_series=1)
+    if protocol == "evtikhiev2023" and data.n_items * n_resamples > engine.MAX_PUBLISHED_DRAWS:
+        raise InputError(
+            f"n_resamples={n_resamples:,} on {data.n_items:,} items: the published protocol "
+            f"holds every draw in memory, at most {engine.MAX_PUBLISHED_DRAWS:,} "
+            f"(n_resamples <= {engine.MAX_PUBLISHED_DRAWS // data.n_items:,} here); the "
+            "default protocol draws in blocks."
+        )
     bins = tuple(bins) if bins is not None else engine.CONALA_BINS
     if len(bins) < 2 or any(b <= a for a, b in pairwise(bins)):
         raise InputError(f"bins={bins!r} must be increasing edges, e.g. (0, 2, 5, 10, 100).")
@@ -327,6 +336,7 @@ def run_agreement(
         raise GradedInputError("all systems have identical outputs; nothing to compare.")
     names = [m.name for m in models]
 
+    resampling.check_budget(data.n_items, n_resamples, n_series=len(models))
     indices = engine.resample_indices(data.n_items, n_resamples, protocol, seed)
     exact = protocol == "evtikhiev2023"
     full: dict[str, np.ndarray] = {}

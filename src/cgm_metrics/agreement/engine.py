@@ -28,6 +28,7 @@ PERCENTAGES = (1, 3, 5, 10, 15, 20, 25, 30)
 CONALA_BINS = (0, 2, 5, 10, 100)  # points of metric difference; the study's CoNaLa bins
 HEARTHSTONE_BINS = (0, 1, 2, 4, 100)  # the bins of the study's HearthStone tables
 _COMPARISON_CELLS = 1 << 24  # model x model x resample comparisons held at once (16 MB)
+MAX_PUBLISHED_DRAWS = 50_000_000  # resamples x items of the published draws (400 MB held)
 
 
 @dataclass(frozen=True)
