@@ -59,7 +59,7 @@ class AgreementResult:
 
     def models_summary(self) -> str:
         """How many models were compared and where they come from, e.g. "102 models (6 real
-        systems, 96 synthetic)"; real systems whose outputs equal a kept model's are
+        systems; 96 synthetic)"; real systems whose outputs equal a compared model's are
         counted apart."""
         real = [name for name in self.models if name not in self.synthetic]
         merged = len(self.systems) - len(real)

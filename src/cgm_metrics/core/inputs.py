@@ -60,10 +60,11 @@ def check_entry(
     inner = _entries(entry)
     if inner is None or STRINGS not in shapes:
         shown = "a list" if inner is not None else _describe(entry)
-        fix = {frozenset({STRING}): " (use '' for a missing output)",
-               frozenset({STRINGS}): " (wrap it in a list)"}.get(frozenset(shapes), "")
-        if fix.startswith(" (use") and not label.startswith("`prediction"):
-            fix = ""
+        fix = ""
+        if set(shapes) == {STRING} and label.startswith("`prediction"):
+            fix = " (use '' for a missing output)"
+        elif set(shapes) == {STRINGS}:
+            fix = " (wrap it in a list)"
         raise TypeError(
             f"{label} is {shown}, not a string; each {what} needs {_wanted(shapes)}{fix}."
         )
@@ -120,11 +121,6 @@ def check_references(
     predictions_argument: str = "predictions",
 ) -> list[list[str]]:
     """A list of reference lists (one list per item), from strings or lists of strings."""
-    if references is None:
-        raise TypeError(
-            f"`{argument}` must be a list with one reference (a string) or a list of "
-            "references per item, got None."
-        )
     checked = check_entries(references, argument, {STRING, STRINGS})
     if len(checked) != n_items:
         raise ValueError(
