@@ -244,13 +244,12 @@ def p_value_randomization(shuffled_a: np.ndarray, shuffled_b: np.ndarray, observ
 
 def percentile_intervals(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """``(low, high)`` of every row of ``samples`` (sacrebleu's rule, as
-    :func:`percentile_interval`): two order statistics per row by partial sorting."""
-    samples = np.atleast_2d(np.asarray(samples, dtype=np.float64))
-    n = samples.shape[1]
+    :func:`percentile_interval`), the rows sorted at once."""
+    ordered = np.sort(np.atleast_2d(np.asarray(samples, dtype=np.float64)), axis=1)
+    n = ordered.shape[1]
     low_index = int(math.floor(n * (1.0 - confidence) / 2.0 + 1e-9))
     high_index = n - low_index - 1
-    parted = np.partition(samples, sorted({low_index, high_index}), axis=1)
-    return parted[:, low_index], parted[:, high_index]
+    return ordered[:, low_index], ordered[:, high_index]
 
 
 def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
