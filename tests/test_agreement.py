@@ -11,6 +11,7 @@ from conftest import shared_data
 
 from cgm_metrics.agreement import (
     GradedInputError,
+    format_table,
     graded_from_rows,
     majority_vote,
     mean_grade,
@@ -325,3 +326,128 @@ def test_command_options_and_user_errors():
     assert alias.returncode == 0, alias.stderr
     language = _command("agreement", path, "--lang", "cobolx")
     assert language.returncode == 1 and "Unknown language 'cobolx'" in language.stderr
+
+
+# ----------------------------------------------------------------- bounded at the Space's limits
+
+
+def _published_synthesis(grades, percentages=(1, 3, 5, 10, 15, 20, 25, 30)):
+    """Out of the BLEU 4.3.1 / Roy et al., written out loop by loop: the sources of every
+    synthetic model, in the order of the study's code (base, improve then worsen, percent)."""
+    n_systems, n_items = grades.shape
+    out = []
+    for base in range(n_systems):
+        for improve in (True, False):
+            candidates = []
+            for item in range(n_items):
+                best, donor = 0.0, -1
+                for other in range(n_systems):
+                    diff = grades[other, item] - grades[base, item]
+                    if other != base and ((diff > 0) if improve else (diff < 0)) and best < abs(diff):
+                        best, donor = abs(diff), other
+                if donor >= 0:
+                    candidates.append((best, item, donor))
+            candidates.sort(key=lambda change: change[0], reverse=True)
+            for percent in percentages:
+                source = [base] * n_items
+                for _, item, donor in candidates[: round(percent * n_items / 100)]:
+                    source[item] = donor
+                out.append(source)
+    return out
+
+
+def test_synthesis_and_deduplication_follow_the_published_recipe():
+    from cgm_metrics.agreement import engine
+
+    rng = np.random.default_rng(3)
+    for n_systems, n_items in ((2, 66), (5, 40), (9, 7)):
+        grades = rng.integers(0, 5, size=(n_systems, n_items)).astype(float)  # many ties
+        names = [f"s{k}" for k in range(n_systems)]
+        models = engine.synthesize(grades, names)
+        assert [m.source.tolist() for m in models[n_systems:]] == _published_synthesis(grades)
+        outputs = [[f"out{s}-{i % 3}" for i in range(n_items)] for s in range(n_systems)]
+        signature = [tuple(outputs[s][i] for i, s in enumerate(m.source)) for m in models]
+        # the study's rule: a model identical to a later one is dropped; default: the first stays
+        published = [m.name for k, m in enumerate(models) if signature[k] not in signature[k + 1:]]
+        first = [m.name for k, m in enumerate(models) if signature[k] not in signature[:k]]
+        fallback = np.zeros((n_systems, n_items, 1))
+        assert [m.name for m in engine.deduplicate(models, outputs, fallback,
+                                                   "evtikhiev2023")] == published
+        assert [m.name for m in engine.deduplicate(models, outputs, fallback,
+                                                   "default")] == first
+
+
+def _scored_rows(n_systems, n_items, seed=0):
+    rng = np.random.default_rng(seed)
+    return [{"item": i, "system": f"s{s:04d}",
+             "grades": {f"g{k}": int(rng.integers(0, 5)) for k in range(3)},
+             "scores": {"chrf": float(rng.random()), "ruby": float(rng.random())}}
+            for s in range(n_systems) for i in range(n_items)]
+
+
+def test_an_upload_of_100_systems_by_20_items_is_bounded():
+    """2,000 rows, within the Space's limits: 100 real systems and their 1,600 synthetic
+    models would be 844,350 pairs; the real systems are compared alone, and the result says
+    so (it took 86 s and 3.8 GB with every synthetic model)."""
+    import tracemalloc
+
+    data = graded_from_rows(_scored_rows(100, 20))
+    tracemalloc.start()
+    try:
+        result = run_agreement(data, correlations=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 400 * 2**20, f"peak {peak / 2**20:.0f} MB"
+    assert len(result.models) == 100 and not result.synthetic
+    assert result.table["chrf"][-1]["pairs"] == 100 * 99 // 2
+    assert "synthetic models left out" in result.notes[0] and "max_models=200" in result.notes[0]
+    assert result.models_summary() == "100 models (100 real systems; 0 synthetic)"
+    assert "note: synthetic models left out" in format_table(result)
+    small = run_agreement(graded_from_rows(_scored_rows(5, 20)), correlations=False)
+    assert not small.notes and len(small.synthetic) == len(small.models) - 5
+
+
+def test_more_distinct_systems_than_models_is_an_error_before_scoring():
+    rows = [{"item": i, "system": f"m{s:04d}", "prediction": f"x = {s} + {i}",
+             "references": ["x = 1"], "grade": s % 5} for s in range(2500) for i in range(2)]
+    # the unknown metric would fail the scoring: the count is checked first
+    with pytest.raises(GradedInputError, match=r"2,500 systems with distinct outputs are more "
+                                               r"than the 200 models .* at most 200 systems"):
+        run_agreement(graded_from_rows(rows), metrics=["no_such_metric"])
+
+
+def test_systems_with_identical_outputs_are_counted_in_the_header():
+    """2,500 systems x 2 items with 5 distinct outputs per item: 25 distinct models; the
+    header no longer reads "25 models (2500 real, the rest synthetic)"."""
+    rng = np.random.default_rng(1)
+    variants = ["x = sorted(v)", "x = list(v)", "x = v", "pass", "x = sorted(v, reverse=True)"]
+    rows = []
+    for s in range(2500):
+        for i in range(2):
+            k = int(rng.integers(0, 5))
+            rows.append({"item": i, "system": f"m{s:04d}", "prediction": variants[k],
+                         "references": ["x = sorted(v)"], "grade": 4 - k})
+    result = run_agreement(graded_from_rows(rows), metrics=["chrf_code"], correlations=False)
+    assert len(result.models) == 25 and len(result.systems) == 2500
+    assert result.models_summary() == ("25 models (25 of the 2,500 real systems; the other "
+                                       "2,475 have outputs identical to a compared model; "
+                                       "0 synthetic)")
+    import sacrebleu
+
+    for name in result.models[:3]:  # equal cells scored once give each system its own score
+        mine = [r for r in rows if r["system"] == name]
+        expected = sacrebleu.corpus_chrf([r["prediction"] for r in mine],
+                                         [[r["references"][0] for r in mine]]).score / 100
+        assert result.model_scores[name]["chrf_code"]["score"] == pytest.approx(expected)
+
+
+def test_resamples_that_cannot_be_computed_are_refused_first():
+    from cgm_metrics.io import InputError
+
+    with pytest.raises(InputError, match=r"n_resamples <= 25,000,000"):
+        run_agreement(_hs("hs.graded.jsonl"), n_resamples=10**9, metrics=["no_such_metric"])
+    with pytest.raises(InputError, match=r"published protocol holds every draw .*"
+                                         r"n_resamples <= 757,575 here"):
+        run_agreement(_hs("hs.graded.jsonl"), protocol="evtikhiev2023", n_resamples=10**6,
+                      metrics=["no_such_metric"])

@@ -281,3 +281,79 @@ class _EvaluateLikeChrf:
 
     def compute(self, predictions, references):
         return {"score": CHRF().corpus_score(predictions, [references]).score}
+
+
+# ---------------------------------------------------------------- bounded resampling
+
+
+@pytest.mark.parametrize("n_items", [1, 2, 7, 32, 33, 1000, 4099])
+def test_draws_in_blocks_are_numpys_whole_draws(n_items):
+    """Blocks of any size continue one random stream: together they are the very arrays
+    sacrebleu draws at once (``choice(n, (R, n))``, ``integers(2, (R, n), dtype=bool)``)."""
+    from cgm_metrics.significance import resampling
+
+    for n_rows in (1, 5, 97, 1000):
+        whole_indices = np.random.default_rng(12345).choice(n_items, size=(n_rows, n_items))
+        whole_flags = np.random.default_rng(12345).integers(2, size=(n_rows, n_items),
+                                                            dtype=bool)
+        for draws, whole in ((resampling.bootstrap_draws(n_items, n_rows, 12345), whole_indices),
+                             (resampling.randomization_draws(n_items, n_rows, 12345), whole_flags)):
+            for rows in (None, 1, 3, 64):
+                blocks = list(draws.chunks(rows))
+                assert [b[0] for b in blocks] == sorted(b[0] for b in blocks)
+                assert np.array_equal(np.concatenate([b[2] for b in blocks]), whole)
+            assert np.array_equal(draws.array(), whole)
+    unseeded = resampling.bootstrap_draws(n_items, 20, None)
+    assert np.array_equal(unseeded.array(), unseeded.array())  # one set of draws per object
+
+
+def test_resampling_memory_stays_bounded():
+    """20,000 items x 2,000 resamples: the whole index array alone would take 320 MB."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    a, b = _rows(rng.random(20_000)), _rows(rng.random(20_000))
+    tracemalloc.start()
+    try:
+        paired_test(a, b, Mean(), n_resamples=2000)
+        paired_test(a, b, Mean(), n_resamples=2000, method="approximate_randomization")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, f"peak {peak / 2**20:.0f} MB"
+
+
+def test_a_request_that_cannot_fit_is_a_user_error_that_says_what_fits():
+    from cgm_metrics.io import InputError
+    from cgm_metrics.significance.resampling import ResamplingBudgetError, check_budget
+
+    a, b = _rows([0, 1, 1, 0]), _rows([1, 1, 0, 0])
+    with pytest.raises(ResamplingBudgetError, match=r"n_resamples <= 12,500,000 here"):
+        paired_test(a, b, Mean(), n_resamples=10**9)
+    with pytest.raises(ValueError, match=r"too large for 4 items"):
+        compare({"a": a, "b": b, "c": a}, Mean(), n_resamples=10**9)
+    # the issue's input: 2.17 M items; the draws (time) bound it
+    with pytest.raises(InputError, match=r"2\.17e\+15 item draws .* n_resamples <= 46,082"):
+        check_budget(2_170_000, 10**9)
+    check_budget(1_000_000, 1000)  # the benchmark's request fits
+    # the library refuses before scoring the texts
+    with pytest.raises(ResamplingBudgetError):
+        paired_test_texts(["a", "b"], ["a", "c"], ["a", "b"], metric="chrf", n_resamples=10**9)
+
+
+def test_cli_refuses_too_many_resamples_before_scoring(tmp_path):
+    import subprocess
+    import sys
+
+    refs = tmp_path / "refs.txt"
+    refs.write_text("x = 1\ny = 2\nz = 3\n")
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("x = 1\ny = 3\nz = 3\n")
+    b.write_text("x = 2\ny = 2\nz = 4\n")
+    for args in (["compare", "--references", refs, a, b], ["score", "--references", refs,
+                                                              "--predictions", a]):
+        result = subprocess.run(
+            [sys.executable, "-m", "cgm_metrics", *map(str, args), "--metrics", "chrf_code",
+             "--n-resamples", "1000000000"], capture_output=True, text=True, timeout=300)
+        assert result.returncode == 1, result.stderr
+        assert "n_resamples <= " in result.stderr and "internal error" not in result.stderr

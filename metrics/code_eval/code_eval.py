@@ -5,6 +5,7 @@ import datasets
 import evaluate
 
 from cgm_metrics.edit_sim.code_eval import check_candidates, compute_code_eval
+from cgm_metrics.hub import CheckedModule
 
 _CITATION = """\
 @article{chen2021evaluating,
@@ -73,7 +74,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CodeEval(evaluate.Metric):
+class CodeEval(CheckedModule, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

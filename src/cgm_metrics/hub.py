@@ -15,7 +15,7 @@ from typing import Any
 
 import datasets
 
-from .core.inputs import check_batch
+from .core.inputs import check_batch, check_entry, feature_shapes, uniform_entries
 
 
 def code_features() -> list[datasets.Features]:
@@ -126,43 +126,66 @@ def build_widget(module: Any, extra_inputs: dict[str, Any] | None = None) -> Any
     return demo
 
 
-def uniform_references(references: Any) -> Any:
-    """``references`` with one shape for the whole batch: a list of references per item as
-    soon as one item has a list.
-
-    evaluate picks the features from the first item only and casts the others to them, so in
-    a mixed batch a string after a list becomes a list of its characters and a list after a
-    string becomes its repr, silently. Every module of this project applies it in
-    ``add_batch`` (:class:`CheckedModule`).
-    """
-    if isinstance(references, (list, tuple)):
-        lists = [isinstance(item, (list, tuple)) for item in references]
-        if any(lists) and not all(lists):
-            return [item if is_list else [item] for item, is_list in zip(references, lists,
-                                                                         strict=True)]
-    return references
-
-
 class CheckedModule:
     """Mixin for the evaluate modules of this project (``class M(CheckedModule,
-    evaluate.Metric)``): ``compute`` and ``add_batch`` check the list inputs with
-    :func:`check_batch` before evaluate does, so a bare string or an empty batch is a clear
-    error naming the argument (``add`` takes one item, where a string is right)."""
-
-    def _checked_inputs(self, predictions, references, kwargs) -> dict[str, object]:
-        given = {"predictions": predictions, "references": references, **kwargs}
-        return {name: given.get(name) for name in self._feature_names()}  # type: ignore[attr-defined]
+    evaluate.Metric)``): ``compute``, ``add_batch`` and ``add`` check every entry of the
+    inputs against the module's features (:func:`check_batch`) before evaluate sees them, so
+    a bare string, an empty batch, a number, a dict, bytes or references nested one level
+    too deep are clear errors naming the argument and the position, never a printed string
+    scored as code. References may mix strings and lists of strings, within a batch and
+    across batches."""
 
     def compute(self, *, predictions=None, references=None, **kwargs):
-        """Compute the module, after checking its list inputs (a bare string or an empty
-        batch is a clear error)."""
-        check_batch(self._checked_inputs(predictions, references, kwargs))
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        """Compute the module, after checking its inputs entry by entry."""
+        given = {"predictions": predictions, "references": references, **kwargs}
+        names = self._feature_names()
+        strays = [name for name in ("predictions", "references")
+                  if name not in names and given[name] is not None]
+        if strays:
+            raise TypeError(
+                f"{', '.join(f'`{name}`' for name in strays)} is not an input of this module; "
+                f"its inputs are {', '.join(f'`{name}`' for name in names)}."
+            )
+        inputs = {name: given.get(name) for name in names}
+        if all(value is None for value in inputs.values()):
+            if getattr(self, "writer", None) is None:
+                raise ValueError(
+                    f"Nothing to compute: pass {', '.join(f'{name}=[...]' for name in names)} "
+                    "(one entry per item each), or add items with add_batch() or add() first."
+                )
+            return super().compute(**given)
+        given.update(check_batch(inputs, shapes=feature_shapes(self.features)))
+        return super().compute(**given)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch, after checking its list inputs; references may mix strings and lists
-        (:func:`uniform_references`)."""
-        check_batch(self._checked_inputs(predictions, references, kwargs))
-        return super().add_batch(
-            predictions=predictions, references=uniform_references(references), **kwargs
+        """Add a batch, after checking its inputs entry by entry; references may mix strings
+        and lists of strings."""
+        given = {"predictions": predictions, "references": references, **kwargs}
+        names = self._feature_names()
+        inputs = {name: given.get(name) for name in names}
+        given.update(check_batch(inputs, shapes=feature_shapes(self.features)))
+        return super().add_batch(**given)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one item, after checking it (``prediction`` a string, ``reference`` a string
+        or a list of strings)."""
+        given = {"predictions": prediction, "references": reference, **kwargs}
+        labels = {"predictions": "prediction", "references": "reference"}
+        shapes = feature_shapes(self.features)
+        checked: dict[str, object] = {}
+        for name in self._feature_names():
+            label = labels.get(name, name)
+            if given.get(name) is None:
+                raise TypeError(f"`{label}` is missing (None); add() takes one item: a value "
+                                f"for each of {', '.join(labels.get(n, n) for n in shapes)}.")
+            if name in shapes:
+                entry = check_entry(given[name], f"`{label}`", shapes[name])
+                checked[name] = uniform_entries([entry], shapes[name])[0]
+        extra = {name: value for name, value in kwargs.items()
+                 if name not in ("predictions", "references")}
+        extra.update({name: value for name, value in checked.items()
+                      if name not in ("predictions", "references")})
+        return super().add(
+            prediction=checked.get("predictions", prediction),
+            reference=checked.get("references", reference), **extra,
         )

@@ -27,6 +27,10 @@ from .statistics import ItemStatistics, from_values, registry_metric
 
 OUTCOMES = {0: "agree", 1: "type_i", 2: "type_ii", -1: "opposite"}
 DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
+#: the most models (real and synthetic) one analysis compares: every pair of models is
+#: tested, so time and memory grow with the square (200 models: 19,900 pairs per metric;
+#: the published studies compare 30 and 82)
+MAX_MODELS = 200
 
 
 @dataclass
@@ -51,6 +55,20 @@ class AgreementResult:
     correlations: dict = field(default_factory=dict)
     human_points: float = 25.0
     correction: str = "holm"
+    notes: list[str] = field(default_factory=list)  # what the analysis left out, and why
+
+    def models_summary(self) -> str:
+        """How many models were compared and where they come from, e.g. "102 models (6 real
+        systems; 96 synthetic)"; real systems whose outputs equal a compared model's are
+        counted apart."""
+        real = [name for name in self.models if name not in self.synthetic]
+        merged = len(self.systems) - len(real)
+        origin = f"{len(real):,} real systems"
+        if merged:
+            origin = (f"{len(real):,} of the {len(self.systems):,} real systems; the other "
+                      f"{merged:,} have outputs identical to a compared model")
+        return (f"{len(self.models):,} models ({origin}; "
+                f"{len(self.models) - len(real):,} synthetic)")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +89,7 @@ class AgreementResult:
             "table": self.table,
             "pairs": self.pairs,
             "correlations": self.correlations,
+            "notes": self.notes,
         }
 
 
@@ -214,6 +233,17 @@ def _correlations(human_items: np.ndarray, metric_items: dict[str, np.ndarray],
     return result
 
 
+def _check_model_count(n_models: int, max_models: int) -> None:
+    if n_models > max_models:
+        raise GradedInputError(
+            f"{n_models:,} systems with distinct outputs are more than the {max_models} "
+            f"models one analysis compares ({n_models * (n_models - 1) // 2:,} pairs instead "
+            f"of at most {max_models * (max_models - 1) // 2:,}); keep the rows of at most "
+            f"{max_models} systems (or raise max_models, at a cost that grows with its "
+            "square)."
+        )
+
+
 def run_agreement(
     data: GradedData | str | Path,
     protocol: str = "default",
@@ -229,8 +259,14 @@ def run_agreement(
     lang: str = "python",
     correction: str = "holm",
     correlation_resamples: int = 200,
+    max_models: int = MAX_MODELS,
 ) -> AgreementResult:
-    """Metric-human agreement of graded outputs (see the package docstring)."""
+    """Metric-human agreement of graded outputs (see the package docstring).
+
+    Every pair of models is compared, so the work grows with the square of the number of
+    models: at most ``max_models`` are compared. When the real systems and their synthetic
+    models together are more, the synthetic models are left out (``notes`` says so); more
+    distinct real systems than ``max_models`` is an error that asks for fewer."""
     if protocol not in engine.PROTOCOLS:
         raise InputError(f"protocol={protocol!r} is not supported; choose one of "
                          f"{', '.join(engine.PROTOCOLS)}.")
@@ -256,27 +292,51 @@ def run_agreement(
         n_resamples = 500 if protocol == "evtikhiev2023" else 1000
     if not isinstance(n_resamples, int) or n_resamples < 20:
         raise InputError(f"n_resamples={n_resamples!r} must be an integer >= 20.")
+    if isinstance(max_models, bool) or not isinstance(max_models, int) or max_models < 2:
+        raise InputError(f"max_models={max_models!r} must be an integer >= 2.")
     if seed is None:
         seed = 42 if protocol == "evtikhiev2023" else 12345
+    # resamples that cannot be computed are refused before any scoring
+    resampling.check_budget(data.n_items, n_resamples, n_series=1)
+    if protocol == "evtikhiev2023" and data.n_items * n_resamples > engine.MAX_PUBLISHED_DRAWS:
+        raise InputError(
+            f"n_resamples={n_resamples:,} on {data.n_items:,} items: the published protocol "
+            f"holds every draw in memory, at most {engine.MAX_PUBLISHED_DRAWS:,} "
+            f"(n_resamples <= {engine.MAX_PUBLISHED_DRAWS // data.n_items:,} here); the "
+            "default protocol draws in blocks."
+        )
     bins = tuple(bins) if bins is not None else engine.CONALA_BINS
     if len(bins) < 2 or any(b <= a for a, b in pairwise(bins)):
         raise InputError(f"bins={bins!r} must be increasing edges, e.g. (0, 2, 5, 10, 100).")
 
+    real = [engine.Model(name, np.full(data.n_items, s)) for s, name in enumerate(data.systems)]
+    if data.predictions is not None:  # too many distinct systems: said before any scoring
+        _check_model_count(len(engine.deduplicate(real, data.predictions, None, protocol)),
+                           max_models)
     grades, used_aggregate = _human_grades(data, aggregate_method)
     human = from_values("grade", grades, "human")
     human.points = 100.0 / (high - low)
     metric_stats = _metric_statistics(data, metrics, protocol, lang)
     all_metrics = [human] + metric_stats
 
-    models = engine.synthesize(grades, data.systems) if synthetic else [
-        engine.Model(name, np.full(data.n_items, s)) for s, name in enumerate(data.systems)
-    ]
     fallback = np.stack([grades] + [m.item_values for m in metric_stats], axis=-1)
-    models = engine.deduplicate(models, data.predictions, fallback, protocol)
+    notes: list[str] = []
+    models = engine.deduplicate(engine.synthesize(grades, data.systems) if synthetic else real,
+                                data.predictions, fallback, protocol)
+    if synthetic and len(models) > max_models:
+        with_synthetic = len(models)
+        models = engine.deduplicate(real, data.predictions, fallback, protocol)
+        notes.append(
+            f"synthetic models left out: with them {with_synthetic:,} models would be "
+            f"compared ({with_synthetic * (with_synthetic - 1) // 2:,} pairs), more than "
+            f"max_models={max_models}; the {len(models):,} real systems are compared alone."
+        )
+    _check_model_count(len(models), max_models)
     if len(models) < 2:
         raise GradedInputError("all systems have identical outputs; nothing to compare.")
     names = [m.name for m in models]
 
+    resampling.check_budget(data.n_items, n_resamples, n_series=len(models))
     indices = engine.resample_indices(data.n_items, n_resamples, protocol, seed)
     exact = protocol == "evtikhiev2023"
     full: dict[str, np.ndarray] = {}
@@ -288,6 +348,7 @@ def run_agreement(
     k = round(alpha * n_resamples / 2)
     for metric in all_metrics:
         if exact:
+            assert isinstance(indices, np.ndarray)  # the published draws: Python's random
             full[metric.name], b = engine.published_bootstrap(metric, models, indices)
             ordered = np.sort(b, axis=1)
             point[metric.name] = ordered[:, round(n_resamples / 2)]
@@ -385,5 +446,5 @@ def run_agreement(
                    for m in models if m.base is not None},
         pair_probabilities=pair_probabilities, model_scores=model_scores, pairs=pairs,
         table=table, correlations=corr, human_points=human.points,
-        correction=correction if protocol == "default" else "none",
+        correction=correction if protocol == "default" else "none", notes=notes,
     )

@@ -27,6 +27,8 @@ PROTOCOLS = ("default", "evtikhiev2023")
 PERCENTAGES = (1, 3, 5, 10, 15, 20, 25, 30)
 CONALA_BINS = (0, 2, 5, 10, 100)  # points of metric difference; the study's CoNaLa bins
 HEARTHSTONE_BINS = (0, 1, 2, 4, 100)  # the bins of the study's HearthStone tables
+_COMPARISON_CELLS = 1 << 24  # model x model x resample comparisons held at once (16 MB)
+MAX_PUBLISHED_DRAWS = 50_000_000  # resamples x items of the published draws (400 MB held)
 
 
 @dataclass(frozen=True)
@@ -47,71 +49,85 @@ def synthesize(grades: np.ndarray, systems: list[str], percentages=PERCENTAGES) 
     other system has a strictly higher (improve) or lower grade; the donor is the system with
     the largest |grade difference| (first in system order on ties); candidates sorted by that
     difference (stable, descending) and the first ``round(p * n / 100)`` take the donor's
-    output, grade and scores.
+    output, grade and scores. One base system costs one pass over the ``[system, item]``
+    grades (numpy), so thousands of systems take a fraction of a second.
     """
+    grades = np.asarray(grades, dtype=np.float64)
     n_systems, n_items = grades.shape
     models = [Model(name, np.full(n_items, s)) for s, name in enumerate(systems)]
+    columns = np.arange(n_items)
     for base, base_name in enumerate(systems):
-        others = [s for s in range(n_systems) if s != base]
+        difference = grades - grades[base]  # the base's own row is 0 and never a donor
         for improve in (True, False):
-            candidates: list[tuple[float, int, int]] = []
-            for item in range(n_items):
-                best, donor = 0.0, -1
-                for other in others:
-                    diff = grades[other, item] - grades[base, item]
-                    if (diff > 0) if improve else (diff < 0):
-                        if best < abs(diff):
-                            best, donor = abs(diff), other
-                if donor >= 0:
-                    candidates.append((best, item, donor))
-            candidates.sort(key=lambda change: change[0], reverse=True)
+            gain = np.where(difference > 0 if improve else difference < 0,
+                            np.abs(difference), 0.0)
+            donor = gain.argmax(axis=0)  # the first system with the largest gain
+            best = gain[donor, columns]
+            candidates = np.flatnonzero(best > 0)
+            # stable descending sort by the difference: ties keep the item order
+            candidates = candidates[np.argsort(-best[candidates], kind="stable")]
             for percent in percentages:
                 source = np.full(n_items, base)
-                for _, item, donor in candidates[: round(percent * n_items / 100)]:
-                    source[item] = donor
+                chosen = candidates[: round(percent * n_items / 100)]
+                source[chosen] = donor[chosen]
                 models.append(Model(f"{base_name}_{percent}_{int(improve)}", source, base_name,
                                     percent, improve))
     return models
 
 
-def _outputs(model: Model, predictions, fallback: np.ndarray) -> list:
+def _output_codes(predictions, fallback: np.ndarray | None) -> np.ndarray:
+    """``codes[system, item]``: equal codes in a column for equal outputs of that item (the
+    prediction text, or without texts the row of grade and metric values)."""
     if predictions is not None:
-        return [predictions[s][i] for i, s in enumerate(model.source)]
-    return [tuple(fallback[s, i]) for i, s in enumerate(model.source)]
+        n_systems, n_items = len(predictions), len(predictions[0]) if predictions else 0
+    elif fallback is not None:
+        n_systems, n_items = fallback.shape[:2]
+    else:
+        raise ValueError("deduplicate needs the predictions or the fallback values.")
+    codes = np.empty((n_systems, n_items), dtype=np.int64)
+    for item in range(n_items):
+        seen: dict = {}
+        for system in range(n_systems):
+            key = (predictions[system][item] if fallback is None or predictions is not None
+                   else tuple(fallback[system, item].tolist()))
+            codes[system, item] = seen.setdefault(key, len(seen))
+    return codes
 
 
-def deduplicate(models: list[Model], predictions, fallback: np.ndarray,
+def deduplicate(models: list[Model], predictions, fallback: np.ndarray | None,
                 protocol: str) -> list[Model]:
     """Drop models whose outputs equal another model's.
 
     ``evtikhiev2023``: as published, a model identical to a *later* one is dropped (even a
     real system). ``default``: a model identical to an earlier kept one is dropped, so real
-    systems always stay.
+    systems always stay. Outputs are compared through per-item codes, one dictionary lookup
+    per model.
     """
-    outputs = [_outputs(m, predictions, fallback) for m in models]
-    if protocol == "evtikhiev2023":
-        removed = set()
-        for i in range(len(models)):
-            for j in range(i):
-                if outputs[i] == outputs[j]:
-                    removed.add(j)
-        return [m for k, m in enumerate(models) if k not in removed]
-    kept: list[int] = []
-    for k in range(len(models)):
-        if not any(outputs[k] == outputs[j] for j in kept):
-            kept.append(k)
+    codes = _output_codes(predictions, fallback)
+    if not models:
+        return []
+    columns = np.arange(codes.shape[1])
+    first: dict[bytes, int] = {}
+    last: dict[bytes, int] = {}
+    for k, model in enumerate(models):
+        key = codes[model.source, columns].tobytes()
+        first.setdefault(key, k)
+        last[key] = k
+    kept = sorted((last if protocol == "evtikhiev2023" else first).values())
     return [models[k] for k in kept]
 
 
-def resample_indices(n_items: int, n_resamples: int, protocol: str, seed: int) -> np.ndarray:
+def resample_indices(n_items: int, n_resamples: int, protocol: str,
+                     seed: int) -> np.ndarray | resampling.Draws:
     """``[n_resamples, n_items]`` item indices, the same for every model and metric: Python's
-    ``random.choices`` as published, else the significance library's bootstrap draws."""
+    ``random.choices`` as published (an array), else the significance library's bootstrap
+    draws (:class:`~cgm_metrics.significance.resampling.Draws`, generated block by block)."""
     if protocol == "evtikhiev2023":
         rng = random.Random(seed)
         population = range(n_items)
         return np.array([rng.choices(population, k=n_items) for _ in range(n_resamples)],
                         dtype=np.int64).reshape(n_resamples, n_items)
-    return resampling.bootstrap_indices(n_items, n_resamples, seed)
+    return resampling.bootstrap_draws(n_items, n_resamples, seed)
 
 
 def model_statistics(metric: ItemStatistics, models: list[Model]) -> np.ndarray:
@@ -139,6 +155,10 @@ def published_bootstrap(metric: ItemStatistics, models: list[Model],
 
 def win_fractions(boot: np.ndarray) -> np.ndarray:
     """``[m1, m2]`` fraction of resamples in which model m1 scores strictly above m2."""
-    n_resamples = boot.shape[1]
-    wins = (boot[:, None, :] > boot[None, :, :]).sum(axis=2)
+    n_models, n_resamples = boot.shape
+    wins = np.empty((n_models, n_models), dtype=np.int64)
+    step = max(1, _COMPARISON_CELLS // max(1, n_models * n_resamples))  # rows per block
+    for start in range(0, n_models, step):
+        block = boot[start:start + step]
+        wins[start:start + step] = (block[:, None, :] > boot[None, :, :]).sum(axis=2)
     return wins / n_resamples

@@ -18,9 +18,10 @@ COLOURS = {"agree": "#2b8a3e", "type_i": "#e8590c", "type_ii": "#1c7ed6", "oppos
 def format_table(result: AgreementResult) -> str:
     """The per-metric, per-bin table as plain text."""
     lines = [
-        f"protocol {result.protocol} | aggregate {result.aggregate} | {len(result.models)} "
-        f"models ({len(result.systems)} real) | {result.n_resamples} resamples | seed "
+        f"protocol {result.protocol} | aggregate {result.aggregate} | "
+        f"{result.models_summary()} | {result.n_resamples} resamples | seed "
         f"{result.seed} | alpha {result.alpha:g}",
+        *(f"note: {note}" for note in result.notes),
         f"{'metric':<12}{'bin':>8}{'pairs':>7}{'sig':>6}{'n.s.':>6}{'mism.':>7}{'I':>5}"
         f"{'II':>5}{'opp.':>6}{'rate':>8}",
     ]

@@ -67,10 +67,17 @@ def registry_metric(name: str, predictions: list[list[str]], references: list[li
 
     metric = get_metric(name, lang=lang, **(options or {}))
     refs = [list(r) for r in references]
-    # every system in one call: a metric that reads references once per call reads them once
-    flat = [text for preds in predictions for text in preds]
-    stacked = compute_statistics(metric, flat, refs * len(predictions), jobs=jobs)
-    stats = stacked.reshape(len(predictions), len(refs), -1)
+    # every system in one call: a metric that reads references once per call reads them
+    # once; an item's statistics depend on its prediction and references alone, so equal
+    # (prediction, references) cells (systems agreeing on an item) are scored once
+    position: dict[tuple, int] = {}
+    inverse = np.array([position.setdefault((text, item), len(position))
+                        for preds in predictions for item, text in enumerate(preds)],
+                       dtype=np.int64)
+    distinct = list(position)
+    unique = compute_statistics(metric, [text for text, _ in distinct],
+                                [refs[item] for _, item in distinct], jobs=jobs)
+    stats = np.asarray(unique)[inverse].reshape(len(predictions), len(refs), -1)
     scale = float(getattr(metric, "scale", 1.0) or 1.0)
 
     def score(summed: np.ndarray) -> np.ndarray:

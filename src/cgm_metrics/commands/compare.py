@@ -126,6 +126,11 @@ def run(args: argparse.Namespace) -> int:
     if len(references) < 2:
         raise InputError(f"compare needs at least 2 items for a paired test, got "
                          f"{len(references)}; score a single item with `cgm score`.")
+    from ..significance.paired import check_resamples
+    from ..significance.resampling import check_budget
+
+    # a request of resamples too large is refused before the (long) scoring, not after it
+    check_budget(len(references), check_resamples(args.n_resamples, args.method), len(systems))
     metric_set = evaluation.load_metrics(names, args.lang, options, explicit=bool(args.metrics))
     _output.report_skipped(metric_set.skipped)
     scoring = evaluation.Evaluation(metric_set, references, systems, jobs=args.jobs,

@@ -109,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
     names = args.metrics or evaluation.DEFAULT_METRICS
     options = _arguments.metric_options(args, names)
     references, systems = _arguments.read_inputs(args, args.predictions or [])
+    if len(references) >= 2:
+        from ..significance.resampling import check_budget
+
+        check_budget(len(references), args.n_resamples, n_series=1)  # before the scoring
     metric_set = evaluation.load_metrics(names, args.lang, options, explicit=bool(args.metrics))
     lang = metric_set.lang
     _output.report_skipped(metric_set.skipped)

@@ -199,7 +199,7 @@ def minimum_detectable_difference(
         standard_error = float(np.std(differences, ddof=1) / math.sqrt(n))
     elif method == "bootstrap":
         resamples = check_resamples(n_resamples, "paired_bootstrap")
-        indices = resampling.bootstrap_indices(n, resamples, check_seed(seed))
+        indices = resampling.bootstrap_draws(n, resamples, check_seed(seed))
         boot_a, boot_b = resampling.bootstrap_scores([a, b], metric.score_from_statistics, indices)
         standard_error = float(np.std(boot_b - boot_a, ddof=1))
     else:

@@ -189,7 +189,7 @@ def compare(
     confidence: float = 0.95,
     p_values: str = "count",
     power: float | None = None,
-    indices: np.ndarray | None = None,
+    indices: np.ndarray | resampling.Draws | None = None,
 ) -> Comparison:
     """Compare every pair of systems on per-item statistics of ``metric``.
 
@@ -198,8 +198,9 @@ def compare(
     with percentile intervals from the same bootstrap. With ``power`` every pair also gets
     its minimum detectable difference (the bootstrap SE of the difference, as
     :func:`minimum_detectable_difference`). ``p_values="normal"`` gives continuous
-    p-values from the bootstrap SE (paired bootstrap only). ``indices`` (``[R, n_items]``)
-    replace the seeded bootstrap draws.
+    p-values from the bootstrap SE (paired bootstrap only). ``indices`` (``[R, n_items]``,
+    an array or :class:`~cgm_metrics.significance.resampling.Draws`) replace the seeded
+    bootstrap draws.
     """
     metric = check_metric(metric)
     if not isinstance(stats_by_system, dict) or len(stats_by_system) < 2:
@@ -226,47 +227,55 @@ def compare(
     better = higher_is_better(metric)
     n_items = len(arrays[0])
     full = [float(score(array.sum(axis=0))) for array in arrays]
+    resampling.check_budget(n_items, n_resamples, n_series=len(arrays))
     if indices is None:
         boot_count = n_resamples if method == "paired_bootstrap" else CI_RESAMPLES
-        indices = resampling.bootstrap_indices(n_items, boot_count, seed)
-    elif indices.ndim != 2 or indices.shape[1] != n_items:
+        indices = resampling.bootstrap_draws(n_items, boot_count, seed)
+    elif len(indices.shape) != 2 or indices.shape[1] != n_items:
         raise ValueError(f"indices must have shape [n_resamples, {n_items}], got {indices.shape}.")
     boots = resampling.bootstrap_scores(arrays, score, indices)
-    mask = None if method == "paired_bootstrap" else resampling.randomization_mask(n_items, n_resamples, seed)
-    if mask is not None and len(names) > 2 and mask.size <= 4_000_000:
-        mask = mask.astype(np.float64)  # 0/1 floats once (<= 32 MB), not once per pair
+    mask = None if method == "paired_bootstrap" else resampling.randomization_draws(n_items, n_resamples, seed)
     pair_index = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    if p_values == "normal":
-        raw = []
-        for i in range(len(names)):
-            later = list(range(i + 1, len(names)))
-            if later:
-                differences = np.stack([boots[j] - boots[i] for j in later])
-                observed = np.array([full[j] - full[i] for j in later])
-                raw.extend(_normal_p_values(differences, observed).tolist())
-    else:
-        raw = []
-        for i, j in pair_index:
-            delta = full[j] - full[i]
-            if mask is None:
-                raw.append(resampling.p_value_bootstrap(boots[i], boots[j], delta))
-            else:
-                shuffled = resampling.randomization_scores(arrays[i], arrays[j], score, mask)
-                raw.append(resampling.p_value_randomization(*shuffled, delta))
-    adjusted = adjust(raw, correction)
     mdd_boots = None
     if power is not None:
         same_draws = indices.shape[0] == MDD_RESAMPLES and seed is not None
         mdd_boots = boots if same_draws else resampling.bootstrap_scores(
-            arrays, score, resampling.bootstrap_indices(n_items, MDD_RESAMPLES, seed))
+            arrays, score, resampling.bootstrap_draws(n_items, MDD_RESAMPLES, seed))
+    # the pairs of one system with every later one at once: their resampled differences are
+    # rows of one array (p-values, intervals and SEs row by row, as for a single pair)
+    raw_parts, lows, highs, errors = [], [], [], []
+    boot_rows, full_array = np.stack(boots), np.asarray(full)
+    mdd_rows = None if mdd_boots is None else np.stack(mdd_boots)
+    for i in range(len(names) - 1):
+        differences = boot_rows[i + 1:] - boot_rows[i]
+        observed = full_array[i + 1:] - full_array[i]
+        if p_values == "normal":
+            raw_parts.append(_normal_p_values(differences, observed))
+        elif mask is None:
+            raw_parts.append(resampling.p_values_bootstrap(differences, observed))
+        else:
+            raw_parts.append(np.array([
+                resampling.p_value_randomization(
+                    *resampling.randomization_scores(arrays[i], arrays[j], score, mask),
+                    full[j] - full[i])
+                for j in range(i + 1, len(names))]))
+        row_low, row_high = resampling.percentile_intervals(differences, confidence)
+        lows.append(row_low)
+        highs.append(row_high)
+        if mdd_rows is not None:
+            errors.append((mdd_rows[i + 1:] - mdd_rows[i]).std(axis=1, ddof=1))
+    raw = np.concatenate(raw_parts).tolist() if raw_parts else []
+    adjusted = adjust(raw, correction)
+    low_all = np.concatenate(lows).tolist() if lows else []
+    high_all = np.concatenate(highs).tolist() if highs else []
+    mdds: list[float | None] = [None] * len(pair_index)
+    if errors and power is not None:
+        mdds = [float(detectable_difference(float(se), alpha, power))
+                for se in np.concatenate(errors).tolist()]
     pairs = []
-    for (i, j), p, q in zip(pair_index, raw, adjusted, strict=True):
+    for (i, j), p, q, low, high, mdd in zip(pair_index, raw, adjusted.tolist(), low_all,
+                                            high_all, mdds, strict=True):
         significant = bool(q < alpha)
-        low, high = resampling.percentile_interval(boots[j] - boots[i], confidence)
-        mdd = None
-        if mdd_boots is not None and power is not None:
-            standard_error = float(np.std(mdd_boots[j] - mdd_boots[i], ddof=1))
-            mdd = float(detectable_difference(standard_error, alpha, power))
         delta = full[j] - full[i]
         pairs.append(
             PairComparison(

@@ -189,18 +189,19 @@ def run_paired(
 ) -> PairedResult:
     """The paired test on validated statistics with any vectorised ``score`` function."""
     n_items = len(stats_a)
+    resampling.check_budget(n_items, n_resamples, n_series=2)
     score_a = float(score(stats_a.sum(axis=0)))
     score_b = float(score(stats_b.sum(axis=0)))
     delta = score_b - score_a
     if method == "paired_bootstrap":
-        indices = resampling.bootstrap_indices(n_items, n_resamples, seed)
+        indices = resampling.bootstrap_draws(n_items, n_resamples, seed)
         boot_a, boot_b = resampling.bootstrap_scores([stats_a, stats_b], score, indices)
         p_value = resampling.p_value_bootstrap(boot_a, boot_b, delta)
     else:
-        mask = resampling.randomization_mask(n_items, n_resamples, seed)
+        mask = resampling.randomization_draws(n_items, n_resamples, seed)
         shuffled_a, shuffled_b = resampling.randomization_scores(stats_a, stats_b, score, mask)
         p_value = resampling.p_value_randomization(shuffled_a, shuffled_b, delta)
-        indices = resampling.bootstrap_indices(n_items, CI_RESAMPLES, seed)
+        indices = resampling.bootstrap_draws(n_items, CI_RESAMPLES, seed)
         boot_a, boot_b = resampling.bootstrap_scores([stats_a, stats_b], score, indices)
     return assemble_result(
         name, score_a, score_b, p_value, boot_a, boot_b, method, n_resamples, seed, alpha,
@@ -367,7 +368,7 @@ def bootstrap_ci(
     array = check_statistics(stats, "stats")
     n_resamples = check_resamples(n_resamples, "paired_bootstrap")
     confidence = check_probability(confidence, "confidence")
-    indices = resampling.bootstrap_indices(len(array), n_resamples, check_seed(seed))
+    indices = resampling.bootstrap_draws(len(array), n_resamples, check_seed(seed))
     (scores,) = resampling.bootstrap_scores([array], metric.score_from_statistics, indices)
     low, high = resampling.percentile_interval(scores, confidence)
     return float(metric.score_from_statistics(array.sum(axis=0))), low, high

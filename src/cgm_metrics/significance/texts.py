@@ -90,7 +90,7 @@ def _recomputed_paired(module, predictions_a, predictions_b, references, kwargs,
         return (_module_score(module, items_a, refs, kwargs), _module_score(module, items_b, refs, kwargs))
 
     score_a, score_b = score_of(list(predictions_a), list(predictions_b), list(references))
-    indices = resampling.bootstrap_indices(n, n_resamples if method == "paired_bootstrap" else CI_RESAMPLES, seed)
+    indices = resampling.bootstrap_draws(n, n_resamples if method == "paired_bootstrap" else CI_RESAMPLES, seed)
     boot = np.array([
         score_of([predictions_a[i] for i in row], [predictions_b[i] for i in row], [references[i] for i in row])
         for row in indices
@@ -98,7 +98,7 @@ def _recomputed_paired(module, predictions_a, predictions_b, references, kwargs,
     if method == "paired_bootstrap":
         p_value = resampling.p_value_bootstrap(boot[:, 0], boot[:, 1], score_b - score_a)
     else:
-        mask = resampling.randomization_mask(n, n_resamples, seed)
+        mask = resampling.randomization_draws(n, n_resamples, seed)
         shuffled = np.array([
             score_of(
                 [predictions_a[i] if keep else predictions_b[i] for i, keep in enumerate(row)],
@@ -135,10 +135,11 @@ def paired_test_texts(
     alpha = check_probability(alpha, "alpha")
     confidence = check_probability(confidence, "confidence")
     resolved = resolve_metric(metric, metric_kwargs)
-    preds_a, refs = check_inputs(predictions_a, references)
-    preds_b, _ = check_inputs(predictions_b, references)
+    preds_a, refs = check_inputs(predictions_a, references, names=("predictions_a", "references"))
+    preds_b, _ = check_inputs(predictions_b, references, names=("predictions_b", "references"))
     if len(preds_a) < 2:
         raise ValueError(f"a paired test needs at least 2 items, got {len(preds_a)}.")
+    resampling.check_budget(len(preds_a), n_resamples, n_series=2)  # before any scoring
     if not isinstance(resolved, Metric):
         result = _recomputed_paired(resolved, preds_a, preds_b, list(references), dict(metric_kwargs or {}),
                                     method, n_resamples, seed, alpha, confidence)

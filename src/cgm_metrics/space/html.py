@@ -229,9 +229,10 @@ def agreement_html(result: Any) -> str:
                 + f"<td class='num'>{rate}</td></tr>"
             )
     intro = (f"<p>protocol {html.escape(result.protocol)}, grades aggregated with "
-             f"{html.escape(result.aggregate)}, {len(result.models)} models "
-             f"({len(result.systems)} real, the rest synthetic), {result.n_resamples} "
-             f"resamples, seed {result.seed}, alpha {result.alpha:g}. A mismatch is a pair "
+             f"{html.escape(result.aggregate)}, {html.escape(result.models_summary())}, "
+             f"{result.n_resamples} resamples, seed {result.seed}, alpha {result.alpha:g}. "
+             + "".join(f"Note: {html.escape(note)} " for note in result.notes)
+             + "A mismatch is a pair "
              "where the metric's verdict differs from the humans' (Type I: the metric sees a "
              "difference the humans do not; Type II: the humans see one the metric misses).</p>")
     parts = [intro, f"<table class='cgm-agreement' id='agreement-table'><thead>{header}"
