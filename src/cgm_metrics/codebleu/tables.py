@@ -148,3 +148,14 @@ RULES: dict[str, DataflowRules] = {
         loop=("while_expression", "while_let_expression", "loop_expression"),
     ),
 }
+
+# How the package removes comments before the syntax and dataflow components (preprocess.py):
+# "python" by tokenize's rules (comments and docstrings), "none" (Ruby: kept), "c" (// and /* */
+# by a regular expression that keeps string literals).
+COMMENT_STYLES: dict[str, str] = {
+    "python": "python",
+    "ruby": "none",
+    **dict.fromkeys(
+        ("c", "c_sharp", "cpp", "go", "java", "javascript", "php", "rust", "typescript"), "c"
+    ),
+}

@@ -10,8 +10,9 @@ costs ``O(n^2)`` cells on a right comb, so each tree pair is run on whichever of
 mirror orientations (left paths or right paths) needs fewer cells; the distance is the same,
 because mirroring both trees maps edit scripts one to one.
 
-The kernel is compiled with numba when it is installed (a dependency of the package) and
-runs as plain Python otherwise, with identical results.
+The kernel is compiled C (``csrc/ted.c``, built at install time into the project's library,
+``cgm_metrics.native``) and runs as plain Python where the library was not built, with
+identical results.
 """
 
 from __future__ import annotations
@@ -175,16 +176,35 @@ def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel):  # noqa: C90
 
 @lru_cache(maxsize=1)
 def _kernel():
-    """The compiled kernel (numba, compiled once and cached on disk), or the Python one."""
-    try:
-        from numba import njit
-    except ImportError:  # pragma: no cover - exercised only without numba
+    """The compiled kernel (the project's C library), or the Python one."""
+    from .. import native
+
+    library = native.library()
+    if library is None:
         return _zhang_shasha
-    return njit(cache=True, nogil=True)(_zhang_shasha)
+    import ctypes
+
+    function = library.cgm_tree_edit_distance
+    function.restype = ctypes.c_int64
+    function.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3 + [
+        ctypes.c_int64] * 2 + [ctypes.c_int32]
+
+    def compiled_kernel(lab1, left1, keys1, lab2, left2, keys2, relabel):
+        arrays = [np.ascontiguousarray(a, dtype=np.int32) for a in (lab1, left1, keys1, lab2,
+                                                                     left2, keys2)]
+        a1, l1, k1, a2, l2, k2 = arrays
+        distance = function(a1.ctypes.data, l1.ctypes.data, k1.ctypes.data, a1.shape[0],
+                            k1.shape[0], a2.ctypes.data, l2.ctypes.data, k2.ctypes.data,
+                            a2.shape[0], k2.shape[0], int(relabel))
+        if distance < 0:
+            raise MemoryError("no memory for the tree edit distance tables")
+        return distance
+
+    return compiled_kernel
 
 
 def compiled() -> bool:
-    """True when the tree edit distance runs compiled (numba is installed)."""
+    """True when the tree edit distance runs compiled (the project's C library is built)."""
     return _kernel() is not _zhang_shasha
 
 
