@@ -98,7 +98,12 @@ enum { TOKEN_STRING = 1, TOKEN_COMMENT, TOKEN_NEWLINE, TOKEN_SPACE, TOKEN_OPEN, 
 enum { AFTER_INDENT, AFTER_NEWLINE, AFTER_OTHER };
 
 /* preprocess._strip_python_fast over UTF-8 bytes: the length written to `out`, UNSURE or
- * KEEP. `removed` is scratch of n + 1 pairs, `indents` of n + 2. */
+ * KEEP. `removed` is scratch of n + 1 pairs, `indents` of n + 2.
+ *
+ * Beyond _strip_python_fast it follows tokenize in two more cases: an unclosed triple-quoted
+ * string (tokenize raises, so the text is kept) and a backslash continuation (tokenize
+ * yields no token for it, so the text from the end of the line's last token through the
+ * newline is not rebuilt). */
 static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *removed,
                             int64_t *indents) {
   /* whitespace other than space and newline goes to tokenize */
@@ -107,6 +112,7 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
     if (c != ' ' && c != '\n' && is_python_space(c)) return UNSURE;
   }
   int64_t n_removed = 0, n_indents = 1, depth = 0, line_start = 0, pos = 0;
+  int64_t token_end = 0, continued_at = -1;
   int previous = AFTER_INDENT;
   bool logical_start = true;
   indents[0] = 0;
@@ -115,7 +121,7 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
     int kind;
     int64_t end = pos + 1;
     int64_t stop = string_end(s, n, pos);
-    if (stop == -2) return UNSURE;
+    if (stop == -2) return KEEP; /* tokenize: "EOF in multi-line string" */
     if (stop >= 0) {
       kind = TOKEN_STRING;
       end = stop;
@@ -134,8 +140,18 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
     } else if (is_word(c)) {
       kind = TOKEN_WORD;
       while (end < n && is_word(s[end])) end++;
+    } else if (c == '\\' && pos + 1 < n && s[pos + 1] == '\n' && !(logical_start && depth == 0)) {
+      /* a line continuation: no token; the text from the last token on is not rebuilt */
+      int64_t from = token_end > line_start ? token_end : line_start;
+      removed[2 * n_removed] = from;
+      removed[2 * n_removed + 1] = pos + 2;
+      n_removed++;
+      line_start = pos + 2;
+      continued_at = pos + 2;
+      pos += 2;
+      continue;
     } else if (c == '\'' || c == '"' || c == '\\') {
-      return UNSURE; /* an unterminated string or a line continuation */
+      return UNSURE; /* an unterminated string, or a backslash tokenize would reject */
     } else {
       kind = TOKEN_OTHER;
     }
@@ -143,6 +159,7 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
       pos = end;
       continue;
     }
+    continued_at = -1;
     if (kind == TOKEN_NEWLINE) {
       if (depth == 0 && !logical_start) {
         previous = AFTER_NEWLINE;
@@ -186,6 +203,7 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
       if (--depth < 0) return UNSURE;
     }
     previous = AFTER_OTHER;
+    token_end = end;
     if (kind == TOKEN_STRING) {
       for (int64_t k = end - 1; k >= pos; k--) {
         if (s[k] == '\n') {
@@ -196,7 +214,8 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
     }
     pos = end;
   }
-  if (depth != 0) return KEEP; /* "EOF in multi-line statement" */
+  if (depth != 0 || continued_at == n) return KEEP; /* "EOF in multi-line statement" */
+  if (continued_at >= 0) return UNSURE; /* only spaces after a continuation */
   int64_t written = 0, from = 0;
   for (int64_t r = 0; r < n_removed; r++) {
     memcpy(out + written, s + from, (size_t)(removed[2 * r] - from));

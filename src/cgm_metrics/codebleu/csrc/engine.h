@@ -7,7 +7,6 @@
  *
  * One file per stage of the metric:
  *   workspace.c  growable arrays, the intern table, the one place that allocates
- *   text.c       UTF-8 decoding and Python's whitespace
  *   comments.c   comment removal (Python's tokenize rules, the C-style regular expression)
  *   ngrams.c     the two n-gram components
  *   treewalk.c   flat trees: from tree-sitter's trees (compiled walk) or from a Python walk
@@ -117,13 +116,35 @@ void keymap_put(KeyMap *m, int64_t key, int32_t value);
 int32_t keymap_id(KeyMap *m, int64_t key);
 void keymap_free(KeyMap *m);
 
-/* ---------------------------------------------------------------- text (text.c) */
+/* ---------------------------------------------------------------- text */
 
 /* The code point at s[*i] (advancing *i); lone surrogates encoded as by Python's
- * "surrogatepass" decode to themselves, invalid bytes to themselves. */
-uint32_t utf8_next(const uint8_t *s, int64_t n, int64_t *i);
+ * "surrogatepass" decode to themselves; a stray byte (never in text Python encoded) to
+ * itself. */
+static inline uint32_t utf8_next(const uint8_t *s, int64_t n, int64_t *i) {
+  uint8_t b = s[*i];
+  if (b < 0x80) {
+    *i += 1;
+    return b;
+  }
+  int extra = b >= 0xF0 ? 3 : b >= 0xE0 ? 2 : b >= 0xC0 ? 1 : 0;
+  if (extra == 0 || *i + extra >= n) {
+    *i += 1;
+    return b;
+  }
+  uint32_t c = extra == 3 ? (b & 0x07u) : extra == 2 ? (b & 0x0Fu) : (b & 0x1Fu);
+  for (int k = 1; k <= extra; k++) c = (c << 6) | (s[*i + k] & 0x3Fu);
+  *i += 1 + extra;
+  return c;
+}
+
 /* str.isspace() of one code point: the separators of str.split() and str.strip(). */
-bool is_python_space(uint32_t c);
+static inline bool is_python_space(uint32_t c) {
+  if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
+  if (c < 0x85) return false;
+  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
 
 /* ---------------------------------------------------------------- language tables */
 
