@@ -503,7 +503,7 @@ def data_flow(tree: FlatTree, rules: DataflowRules, order: str = "package") -> l
     return list(merged.values())
 
 
-def normalize(entries: list[Entry]) -> list[tuple[str, str, tuple[int, ...]]]:
+def normalize(entries: list[Entry]) -> list[tuple[int, str, tuple[int, ...]]]:
     """Variables renamed by order of first appearance (parents before the child)."""
     names: dict[str, int] = {}
     result = []

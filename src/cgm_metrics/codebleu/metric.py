@@ -78,8 +78,8 @@ class CodeBleuMetric(Metric):
             columns = [float(x) for x in stats]
             return np.float64(score.combined(columns, score.components(columns), self.weights,
                                              self.dataflow))
-        columns = np.moveaxis(stats, -1, 0)
-        return score.combined(columns, score.components(columns), self.weights, self.dataflow)
+        arrays = np.moveaxis(stats, -1, 0)
+        return score.combined(arrays, score.components(arrays), self.weights, self.dataflow)
 
     def scores(self, stats: np.ndarray) -> dict[str, Any]:
         """The package's five keys from (summed) statistics."""

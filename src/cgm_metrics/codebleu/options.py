@@ -153,8 +153,8 @@ class CodeBleuOptions:
             )
         self.spec: LanguageSpec = spec
         self.weights = checked_weights
-        self.dataflow: str = dataflow  # type: ignore[assignment]
-        self.set_order: str = set_order  # type: ignore[assignment]
+        self.dataflow: str = dataflow
+        self.set_order: str = set_order
         self.tokenize = check_tokenizer(tokenizer)
         self.custom_tokenizer = tokenizer is not None
         self.keywords = frozenset(KEYWORDS[spec.name]) if keywords is None else check_keywords(keywords)

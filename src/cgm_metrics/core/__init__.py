@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .inputs import check_inputs, check_predictions, check_references
-    from .languages import (ALIASES, LANGUAGES, LanguageSpec, resolve_language,
-                            supported_languages)
+    from .languages import ALIASES, LANGUAGES, LanguageSpec, resolve_language, supported_languages
     from .parsing import ParsedCode, leaves, parse, walk
     from .text import normalize_identifiers, strip_comments
     from .tokenizers import code_tokens, leaf_tokens, tranx_tokenize, whitespace_tokens
