@@ -23,8 +23,8 @@ import sys
 from collections import Counter
 
 from .setorder import set_order
-from .tables import DataflowRules
-from .tree import ATOMIC_TYPES, FlatTree, code_tokens
+from .tables import ATOMIC_TYPES, DataflowRules
+from .tree import FlatTree, code_tokens
 
 COMES = "comesFrom"
 COMPUTED = "computedFrom"

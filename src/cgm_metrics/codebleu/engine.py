@@ -22,8 +22,7 @@ from typing import Any
 from .. import native
 from .options import CodeBleuOptions
 from .score import N_COLUMNS, SYNTAX_MATCH
-from .tables import DataflowRules
-from .tree import ATOMIC_TYPES
+from .tables import ATOMIC_TYPES, DataflowRules
 
 BATCH_ITEMS = 256  # items per batch: bounds the memory of the flat arrays
 ERROR_KIND = 65535

@@ -7,12 +7,14 @@ the engine only.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import score
 from .options import CodeBleuOptions, codebleu_language, read_keywords
 from .statistics import statistics_rows
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def calc_codebleu(

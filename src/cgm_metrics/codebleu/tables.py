@@ -1,6 +1,7 @@
-"""Per-language dataflow rules: the data read by the one generic walker in ``dataflow.py``.
+"""Per-language data of CodeBLEU: dataflow rules, comment style (keywords: ``keywords.py``).
 
-Each row reproduces what the `codebleu` package's per-language ``DFG_*`` function does with
+A language is a data row here, not code: the one generic dataflow walker (``dataflow.py``,
+and the compiled engine's ``csrc/dataflow.c``) reads these rules. Each row reproduces what the `codebleu` package's per-language ``DFG_*`` function does with
 that language's node types (C and C++ use the C# rules there, and here). The package's
 functions differ only in these details, so one walker reads them from this table.
 
@@ -16,12 +17,14 @@ Kinds of node the walker knows:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
+
+# kept whole as one token by the package's tokenizer, whatever their children
+ATOMIC_TYPES = frozenset({"string_literal", "string", "character_literal"})
 
 
-@dataclass(frozen=True)
-class DataflowRules:
-    """How the walker treats one language's node types."""
+class DataflowRules(NamedTuple):
+    """How the walker treats one language's node types (keyword arguments; immutable)."""
 
     definition: tuple[str, ...] = ()
     definition_style: str = "fields"  # "fields", "two_children" (C#), "rust_function"
