@@ -456,18 +456,16 @@ def test_compiled_tree_walk_equals_cursor_walk(lang):
     the golden file, broken ones included."""
     engine = _compiled_engine()
     from cgm_metrics.codebleu.options import CodeBleuOptions
-    from cgm_metrics.core.parsing import _parser
 
     options = CodeBleuOptions(lang)
     tables = engine.language_tables(options.spec.name, options.rules)
     assert tables.compiled_walk, f"the compiled walk is off for {lang}"
-    parser = _parser(options.spec.name)
     batch = engine.Batch(tables, compiled_walk=True)
     try:
         texts = {t for r in _records(lang) for t in r["predictions"] + r["references"]}
         for text in sorted(texts):
             source = text.encode("utf-8", errors="surrogatepass")
-            tree = parser.parse(source)
+            tree = tables.parse(source)
             batch.clear()
             compiled = batch.add_tree(tree, source, text)
             walked = batch.add_walked_tree(tree, source, text)

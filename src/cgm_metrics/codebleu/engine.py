@@ -122,9 +122,12 @@ def _utf8(strings: list[str]) -> tuple[bytes, array]:
 
 
 class LanguageTables:
-    """A grammar's node types and a language's dataflow rules as the C engine's tables."""
+    """A grammar's node types and a language's dataflow rules as the C engine's tables, and
+    the language's parser."""
 
     def __init__(self, lib: Any, spec: Any, rules: DataflowRules) -> None:
+        import tree_sitter
+
         grammar = spec.grammar
         names: dict[str, int] = {}
         name_of_kind = array("i")
@@ -196,6 +199,7 @@ class LanguageTables:
         if not self.pointer:
             raise MemoryError("CodeBLEU's compiled engine: no memory for the language tables")
         self.spec = spec
+        self.parse = tree_sitter.Parser(grammar).parse
         self.language_pointer = _grammar_pointer(spec)
         self.compiled_walk = False  # decided by _check_compiled_walk
 
@@ -253,10 +257,8 @@ def _check_compiled_walk(tables: LanguageTables) -> bool:
     if version not in ((0, 25), (0, 26)) or tables.language_pointer is None:
         return False
     lib = library()
-    from ..core.parsing import _parser
-
     source = PROBES.get(tables.spec.name, _GENERIC_PROBE).encode()
-    tree = _parser(tables.spec.name).parse(source)
+    tree = tables.parse(source)
     if lib.cgm_tree_language(id(tree), HEADER) != tables.language_pointer:
         return False
     batch = Batch(tables, compiled_walk=True)
@@ -498,9 +500,7 @@ def _score_batch(options: CodeBleuOptions, batch: Batch, predictions: list[str],
     spent["comments"] += comments_done - ngrams_done
     # each distinct snippet parsed once and walked into the batch
     batch.clear()
-    from ..core.parsing import _parser
-
-    parse = _parser(options.spec.name).parse
+    parse = batch.tables.parse
     add = batch.add_tree
     parse_seconds = 0.0
     for text, slot in needed:

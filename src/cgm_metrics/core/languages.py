@@ -8,17 +8,17 @@ not as per-language code paths.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # tree-sitter is imported when a grammar is first needed
     from tree_sitter import Language
 
 
-@dataclass(frozen=True)
-class LanguageSpec:
-    """What the metrics need to know about one programming language."""
+class LanguageSpec(NamedTuple):
+    """What the metrics need to know about one programming language (an immutable row; a
+    NamedTuple rather than a dataclass, so a first CodeBLEU call does not import dataclasses
+    and inspect)."""
 
     name: str
     module: str  # the grammar wheel's import name
