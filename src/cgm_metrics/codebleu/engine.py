@@ -52,11 +52,11 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "cgm_engine_abi": (_INT, []),
     "cgm_rule_names": (_TEXT, []),
     "cgm_language_new": (_P, [_I32, _P, _P, _I32, _P, _P, _I32, _P, _P, _P]),
-    "cgm_batch_new": (_P, [_P]),
+    "cgm_batch_new": (_P, [_P, _I64, _P]),
     "cgm_batch_free": (None, [_P]),
     "cgm_batch_clear": (_INT, [_P]),
     "cgm_tree_language": (_P, [_P, _I64]),
-    "cgm_batch_add_tree": (_I64, [_P, _P, _I64, _P, _I64, _TEXT, _I64]),
+    "cgm_batch_add_tree": (_I64, [_P, _P, _I64, _TEXT, _I64]),
     "cgm_batch_add_walked_tree": (_I64, [_P, _P, _I64, _P, _I64, _TEXT, _I64]),
     "cgm_batch_error_leaves": (_I64, [_P, _I64, _P, _I64]),
     "cgm_batch_set_label": (_INT, [_P, _I64, _I64, _I32]),
@@ -263,8 +263,8 @@ def _check_compiled_walk(tables: LanguageTables) -> bool:
         return False
     batch = Batch(tables, compiled_walk=True)
     try:
-        errors = lib.cgm_batch_add_tree(batch.pointer, id(tree), HEADER, tables.language_pointer,
-                                        tree.root_node.descendant_count, source, len(source))
+        errors = lib.cgm_batch_add_tree(batch.pointer, id(tree), tree.root_node.descendant_count,
+                                        source, len(source))
         if errors < 0:
             return False
         batch.texts.append("")
@@ -283,7 +283,7 @@ class Batch:
         self.lib = library()
         self.tables = tables
         self.compiled_walk = compiled_walk
-        self.pointer = self.lib.cgm_batch_new(tables.pointer)
+        self.pointer = self.lib.cgm_batch_new(tables.pointer, HEADER, tables.language_pointer)
         if not self.pointer:
             raise MemoryError("CodeBLEU's compiled engine: no memory for a batch")
         self.texts: list[str] = []
@@ -307,9 +307,8 @@ class Batch:
         if not self.compiled_walk:
             return self.add_walked_tree(tree, source, text)
         lib = self.lib
-        errors = lib.cgm_batch_add_tree(self.pointer, id(tree), HEADER,
-                                        self.tables.language_pointer,
-                                        tree.root_node.descendant_count, source, len(source))
+        errors = lib.cgm_batch_add_tree(self.pointer, id(tree), tree.root_node.descendant_count,
+                                        source, len(source))
         if errors == UNSUPPORTED_TREE:  # not a tree the walk can read: the Python walk from now
             self.compiled_walk = self.tables.compiled_walk = False
             if len(source) < 2**31 - 1:
@@ -453,22 +452,23 @@ def ngram_columns(options: CodeBleuOptions, hypotheses: list[str], references: l
 
 
 def statistics(options: CodeBleuOptions, predictions: list[str], references: list[list[str]],
-               rows: array, spent: dict[str, float]) -> None:
-    """Fills ``rows`` (``N_COLUMNS`` a row, item after item) for every item."""
+               rows: array, spent: dict[str, float], profile: bool = False) -> None:
+    """Fills ``rows`` (``N_COLUMNS`` a row, item after item) for every item; ``spent``
+    receives CPU seconds per stage (parsing and walking told apart when ``profile``)."""
     tables = language_tables(options.spec.name, options.rules)
     batch = Batch(tables, tables.compiled_walk)
     try:
         for start in range(0, len(predictions), BATCH_ITEMS):
             stop = start + BATCH_ITEMS
             _score_batch(options, batch, predictions[start:stop], references[start:stop],
-                         rows, start, spent)
+                         rows, start, spent, profile)
     finally:
         batch.close()
 
 
 def _score_batch(options: CodeBleuOptions, batch: Batch, predictions: list[str],
                  references: list[list[str]], rows: array, first_item: int,
-                 spent: dict[str, float]) -> None:
+                 spent: dict[str, float], profile: bool) -> None:
     clock = time.process_time
     lib = library()
     started = clock()
@@ -507,9 +507,12 @@ def _score_batch(options: CodeBleuOptions, batch: Batch, predictions: list[str],
         number = tree_of.get(text)
         if number is None:
             source = text.encode("utf-8", errors="surrogatepass")
-            before = clock()
-            tree = parse(source)
-            parse_seconds += clock() - before
+            if profile:
+                before = clock()
+                tree = parse(source)
+                parse_seconds += clock() - before
+            else:
+                tree = parse(source)
             number = tree_of[text] = add(tree, source, text)
         pairs[slot] = number
     spent["parse"] += parse_seconds

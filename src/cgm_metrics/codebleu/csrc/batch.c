@@ -72,6 +72,8 @@ CGM_API Language *cgm_language_new(int32_t n_names, const int32_t *name_points,
 typedef struct {
   Workspace w;
   const Language *lang;
+  int64_t tree_header;            /* where a py-tree-sitter Tree object holds its TSTree */
+  const void *expected_language;  /* the grammar's TSLanguage */
   FlatTrees trees;
   TreeTokens tokens;
   SyntaxScratch syntax;
@@ -98,10 +100,15 @@ CGM_API int cgm_batch_clear(Batch *b) {
   return CGM_OK;
 }
 
-CGM_API Batch *cgm_batch_new(const Language *lang) {
+/* A batch for trees of `lang`; `tree_header` and `expected_language` serve the compiled
+ * walk (cgm_batch_add_tree). */
+CGM_API Batch *cgm_batch_new(const Language *lang, int64_t tree_header,
+                             const void *expected_language) {
   Batch *b = calloc(1, sizeof(Batch));
   if (b == NULL) return NULL;
   b->lang = lang;
+  b->tree_header = tree_header;
+  b->expected_language = expected_language;
   if (cgm_batch_clear(b) != CGM_OK) {
     cgm_batch_free(b);
     return NULL;
@@ -117,17 +124,17 @@ CGM_API const void *cgm_tree_language(const void *tree_object, int64_t header) {
   return ts_tree == NULL ? NULL : tree_sitter_tree_language(ts_tree);
 }
 
-/* Adds a tree parsed by py-tree-sitter, walked here (see treewalk.c); returns its number of
- * ERROR leaves, or CGM_UNSUPPORTED_TREE (nothing added) when it does not look like a tree
- * of `expected_language` with `expected_nodes` nodes. */
-CGM_API int64_t cgm_batch_add_tree(Batch *b, const void *tree_object, int64_t header,
-                                   const void *expected_language, int64_t expected_nodes,
+/* Adds the tree of the py-tree-sitter Tree object at `tree_object`, walked here (see
+ * treewalk.c); returns its number of ERROR leaves, or CGM_UNSUPPORTED_TREE (nothing added)
+ * when it is not a tree of the batch's grammar with `expected_nodes` nodes. */
+CGM_API int64_t cgm_batch_add_tree(Batch *b, const void *tree_object, int64_t expected_nodes,
                                    const uint8_t *source, int64_t length) {
   if (setjmp(b->w.failure)) return CGM_NO_MEMORY;
-  const void *ts_tree = *(const void *const *)((const char *)tree_object + header);
-  if (ts_tree == NULL || length >= INT32_MAX) return CGM_UNSUPPORTED_TREE;
+  const void *ts_tree = *(const void *const *)((const char *)tree_object + b->tree_header);
+  if (ts_tree == NULL || b->expected_language == NULL || length >= INT32_MAX)
+    return CGM_UNSUPPORTED_TREE;
   b->stage = 0;
-  return walk_tree_sitter_tree(&b->w, b->lang, &b->trees, ts_tree, expected_language,
+  return walk_tree_sitter_tree(&b->w, b->lang, &b->trees, ts_tree, b->expected_language,
                                expected_nodes, source, length);
 }
 
