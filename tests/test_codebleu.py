@@ -579,3 +579,28 @@ def test_calc_codebleu_imports_no_numpy():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert float(done.stdout) == pytest.approx(0.7643161313935813, abs=TOL)  # the package's
+
+
+def test_without_the_compiled_library_the_reference_engine_gives_the_same_numbers():
+    """What a platform without a C compiler gets: the install has no library, CodeBLEU runs
+    the pure-Python engine with the same numbers and says why."""
+    script = (
+        "import json\n"
+        "import cgm_metrics.native as native\n"
+        "native._state.update(library=None, reason='no compiler in this test')\n"
+        "from cgm_metrics.codebleu import compute_codebleu\n"
+        "from cgm_metrics.codebleu.statistics import engine\n"
+        "rows = [json.loads(line) for line in open(PATH, encoding='utf-8')][:60]\n"
+        "result = compute_codebleu([r['predictions'][0] for r in rows],\n"
+        "                          [r['references'] for r in rows], lang='java')\n"
+        "print(json.dumps([engine(), native.unavailable_reason(), result]))\n"
+    ).replace("PATH", repr(str(shared_data("codebleu", "codebleu_public_java.jsonl"))))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    engine_used, reason, result = json.loads(done.stdout)
+    assert engine_used == "python" and reason == "no compiler in this test"
+    rows = _records("java")[:60]
+    expected = compute_codebleu([r["predictions"][0] for r in rows],
+                                [r["references"] for r in rows], lang="java")
+    assert result == expected  # the same bits from either engine
