@@ -15,9 +15,7 @@ Kinds of node the walker knows:
 - ``c_for``: C-style ``for``: walked once, then the part after its initialiser again
 """
 
-from __future__ import annotations
-
-from typing import NamedTuple
+from typing import NamedTuple  # (no postponed annotations: they cost a compile per field)
 
 # kept whole as one token by the package's tokenizer, whatever their children
 ATOMIC_TYPES = frozenset({"string_literal", "string", "character_literal"})

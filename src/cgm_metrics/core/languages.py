@@ -5,8 +5,6 @@ metrics (comments, string literals, identifiers). Language differences live here
 not as per-language code paths.
 """
 
-from __future__ import annotations
-
 import importlib
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -17,8 +15,8 @@ if TYPE_CHECKING:  # tree-sitter is imported when a grammar is first needed
 
 class LanguageSpec(NamedTuple):
     """What the metrics need to know about one programming language (an immutable row; a
-    NamedTuple rather than a dataclass, so a first CodeBLEU call does not import dataclasses
-    and inspect)."""
+    NamedTuple rather than a dataclass, and this module without postponed annotations, so
+    that a first CodeBLEU call imports neither dataclasses nor inspect nor compiles them)."""
 
     name: str
     module: str  # the grammar wheel's import name
@@ -29,12 +27,12 @@ class LanguageSpec(NamedTuple):
     docstrings: bool = False  # Python: a string statement opening a body is documentation
 
     @property
-    def grammar(self) -> Language:
+    def grammar(self) -> "Language":
         return _load_grammar(self.module, self.function)
 
 
 @cache
-def _load_grammar(module: str, function: str) -> Language:
+def _load_grammar(module: str, function: str) -> "Language":
     from tree_sitter import Language
 
     return Language(getattr(importlib.import_module(module), function)())
