@@ -129,17 +129,12 @@ class LanguageTables:
         import tree_sitter
 
         grammar = spec.grammar
-        names: dict[str, int] = {}
-        name_of_kind = array("i")
-        named_of_kind = array("B")
-        for kind in range(grammar.node_kind_count):
-            label = grammar.node_kind_for_id(kind)
-            if label is None:
-                name_of_kind.append(-1)
-                named_of_kind.append(0)
-                continue
-            name_of_kind.append(names.setdefault(label, len(names)))
-            named_of_kind.append(1 if grammar.node_kind_is_named(kind) else 0)
+        kinds = range(grammar.node_kind_count)
+        labels_of_kind = list(map(grammar.node_kind_for_id, kinds))
+        names = {label: k for k, label in enumerate(
+            dict.fromkeys(label for label in labels_of_kind if label is not None))}
+        name_of_kind = array("i", [-1 if label is None else names[label] for label in labels_of_kind])
+        named_of_kind = array("B", map(grammar.node_kind_is_named, kinds))
         self.error_name = names.setdefault(grammar.node_kind_for_id(ERROR_KIND) or "ERROR",
                                            len(names))
         self.names = names
@@ -231,19 +226,36 @@ def _grammar_pointer(spec: Any) -> int | None:
 
 # a snippet per language with fields, aliases, hidden and extra nodes and an error, walked
 # both ways before the compiled walk is trusted
+_JAVASCRIPT_PROBE = (
+    "function f(a, b = 1, ...c) { for (let i = 0; i < a; i++) { a += i; } // c\n"
+    "  const {x, y: z} = b; return a ? `${x}` : -a; }\nclass C extends D { m() { return this.x; } }"
+    "\nlet x = ;"
+)
 PROBES = {
     "python": "@d\ndef f(a, *b, c=1, **d) -> int:\n    'doc'  # c\n    for x, y in z:\n"
               "        a += x if y else -y\n    return [a for a in b if a], {**d}, f'{a!r}'\n"
               "class C(D): pass\nx = (\n",
     "ruby": "def f(a, b = 1)\n  a.each { |x| b += x } # c\n  for i in 1..3 do b *= i end\n"
             "  b ? a : \"#{b}\"\nend\nx = (",
+    "java": "class A extends B implements C { int f(int a, int[] b) { for (int i = 0; i < b.length; "
+            "i++) { a += b[i]; } /* c */ if (a > 0) { return a; } else { return -a; } } "
+            "String s = \"x\"; }\nint x = ;",
+    "c": "int f(int a, char *b) { for (int i = 0; i < a; i++) { a += b[i]; } // c\n"
+         "if (a) return a; else return -a; }\nstruct S { int x; } s = {1};\nint y = ;",
+    "cpp": "template <typename T> class A : public B { T f(T a) { for (auto i : v) { a += i; } "
+           "return a ? a : -a; } }; // c\nint x = ;",
+    "c_sharp": "class A : B { int F(int a, int[] b) { foreach (var i in b) { a += i; } // c\n"
+               "if (a > 0) { return a; } else { return -a; } } }\nint x = ;",
+    "javascript": _JAVASCRIPT_PROBE,
+    "typescript": _JAVASCRIPT_PROBE.replace("(a, b = 1", "(a: number, b = 1"),
+    "php": "<?php\nfunction f($a, $b = 1) { foreach ($b as $k => $v) { $a += $v; } // c\n"
+           "if ($a > 0) { return $a; } else { return -$a; } }\nclass C { public $x = 1; }\n$x = ;",
+    "go": "package main\nfunc f(a int, b []int) int { for i := 0; i < a; i++ { a += b[i] } // c\n"
+          "for _, v := range b { a += v }; if a > 0 { return a } else { return -a } }\nvar x = ",
+    "rust": "fn f(a: i32, b: &[i32]) -> i32 { let mut s = a; for v in b { s += v; } // c\n"
+            "match s { 0 => 1, _ => s } }\nstruct S { x: i32 }\nlet x = ;",
 }
-_GENERIC_PROBE = (
-    "<?php\n// c\n/* d */\nclass A { int f(int a, int[] b) { for (int i = 0; i < 3; i++) "
-    "{ a += b[i]; } if (a > 0) { return a; } else { return -a; } } }\n"
-    "fn main() { let x: i32 = 1; match x { 1 => x, _ => 0 }; }\n"
-    "func g(a int) int { b := a + 1; return b }\nx = (;\n"
-)
+_GENERIC_PROBE = "x = (1, y) + f(z) // c\n"
 HEADER = object.__basicsize__  # where py-tree-sitter's Tree object holds its TSTree pointer
 
 
