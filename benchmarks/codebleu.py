@@ -135,10 +135,15 @@ def cold(args: argparse.Namespace, data: list, package_available: bool) -> None:
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         env.pop(ENGINE, None)
 
+        python_engine = {**env, ENGINE: "python"}
+
         def run(impl: str, data_file: Path, first: int) -> tuple[float, float, float, list]:
             started = time.perf_counter()
-            done = subprocess.run([str(python), str(child), impl, str(data_file), str(first)],
-                                  capture_output=True, text=True, env=env, cwd=folder)
+            done = subprocess.run(
+                [str(python), str(child), "ours" if impl == "python-engine" else impl,
+                 str(data_file), str(first)],
+                capture_output=True, text=True, env=python_engine if impl == "python-engine" else env,
+                cwd=folder)
             process = time.perf_counter() - started
             if done.returncode != 0:
                 raise RuntimeError(f"{impl} failed in the new environment:\n{done.stderr}")
@@ -164,19 +169,21 @@ def cold(args: argparse.Namespace, data: list, package_available: bool) -> None:
         print(f"a bare `python -c pass` in the new environment: {1000 * _median(bare):.0f} ms "
               "wall (part of every process below)")
         print(f"\n== cold: a new process per call (median of {args.cold_runs}), CPU of import + "
-              "call inside / wall of the whole process ==")
-        header = f"{'corpus':12s} {'pairs':>5s}  {'ours':>16s}  {'package':>16s}  {'ratio':>6s}"
-        print(header)
+              "call inside / wall of the whole process; the last column is our pure-Python "
+              "engine (what a platform without a C compiler gets) ==")
+        print(f"{'corpus':12s} {'pairs':>5s}  {'ours':>16s}  {'package':>16s}  {'ratio':>6s}"
+              f"                  {'Python engine':>16s}")
         worst = 0.0
         for name, _, predictions, _ in data:
             for first in sizes:
                 if first > len(predictions):
                     continue
-                ours, theirs = [], []
+                ours, theirs, reference = [], [], []
                 for _ in range(args.cold_runs):
                     ours.append(run("ours", files[name], first))
                     if package_available:
                         theirs.append(run("package", files[name], first))
+                    reference.append(run("python-engine", files[name], first))
                 ours_cpu = _median([r[0] for r in ours])
                 ours_wall = _median([r[1] for r in ours])
                 line = f"{name:12s} {first:5d}  {1000 * ours_cpu:6.0f} / {1000 * ours_wall:5.0f} ms"
@@ -187,6 +194,11 @@ def cold(args: argparse.Namespace, data: list, package_available: bool) -> None:
                     worst = max(worst, difference)
                     line += (f"  {1000 * their_cpu:6.0f} / {1000 * their_wall:5.0f} ms  "
                              f"{their_cpu / ours_cpu:5.1f}x (wall {their_wall / ours_wall:.1f}x)")
+                reference_cpu = _median([r[0] for r in reference])
+                reference_wall = _median([r[1] for r in reference])
+                line += f"  {1000 * reference_cpu:6.0f} / {1000 * reference_wall:5.0f} ms"
+                if theirs:
+                    line += f" {their_cpu / reference_cpu:4.1f}x"
                 print(line)
         if package_available:
             print(f"largest difference of the five keys, ours vs the package: {worst:.1e}")

@@ -604,3 +604,26 @@ def test_without_the_compiled_library_the_reference_engine_gives_the_same_number
     expected = compute_codebleu([r["predictions"][0] for r in rows],
                                 [r["references"] for r in rows], lang="java")
     assert result == expected  # the same bits from either engine
+
+
+def test_source_set_order_against_the_package_range():
+    """The README's figures for set_order="source": per pair, 3 of the 1,300 golden pairs fall
+    outside the package's 25-seed range (every key); per corpus, six of the ten dataflow values
+    lie above it. The ranges are the package's own (golden files)."""
+    corpus = json.loads(shared_data("codebleu", "codebleu_public_corpus.json").read_text())
+    outside, above = [], []
+    for lang in LANGUAGES:
+        rows = _records(lang)
+        for record in rows:
+            got = compute_codebleu(record["predictions"], [record["references"]], lang=lang,
+                                   set_order="source")
+            bounds = record.get("range_25_seeds") or {k: record[k] for k in KEYS}
+            if not all(_within(got[k], bounds[k]) for k in KEYS):
+                outside.append(record["id"])
+        got = compute_codebleu([r["predictions"][0] for r in rows], [r["references"] for r in rows],
+                               lang=lang, set_order="source")
+        bounds = corpus[lang].get("range_25_seeds") or {k: corpus[lang][k] for k in KEYS}
+        if got["dataflow_match_score"] > bounds["dataflow_match_score"]["max"] + TOL:
+            above.append(lang)
+    assert sorted(outside) == ["c-0103", "go-0060", "javascript-0068"]
+    assert sorted(above) == ["c", "go", "java", "javascript", "php", "python"]
