@@ -140,10 +140,10 @@ class LanguageTables:
         self.names = names
         labels = list(names)
         role = array("i", [0] * len(labels))
-        for code, kinds in enumerate((rules.definition, rules.assignment, rules.increment,
+        for code, typed in enumerate((rules.definition, rules.assignment, rules.increment,
                                       rules.branch, rules.for_in, rules.c_for, rules.foreach,
                                       rules.loop), start=1):
-            for label in kinds:
+            for label in typed:
                 if label in names and role[names[label]] == 0:
                     role[names[label]] = code
         flags = array("B", bytes(len(labels)))
