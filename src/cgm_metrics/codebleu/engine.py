@@ -35,11 +35,8 @@ RULE_NAMES = (
     "for_in_clause", "operator_assignment", "elif_clause", "else_clause", "variable_name",
     "identifier", "comment", "left", "right", "body", "pattern", "value", "update",
 )  # fmt: skip
-ROLES = ("default", "definition", "assignment", "increment", "branch", "for_in", "c_for",
-         "foreach", "loop")  # fmt: skip
-NAME_ATOMIC, NAME_FIRST, NAME_BRANCH, NAME_HAS_ELSE = 1, 2, 4, 8
-NODE_MISSING, NODE_ERROR_LEAF = 1, 2
-STYLE_CODES = {"python": 1, "c": 2}
+NAME_ATOMIC, NAME_FIRST, NAME_BRANCH, NAME_HAS_ELSE = 1, 2, 4, 8  # csrc/engine.h: flags of a name
+STYLE_CODES = {"python": 1, "c": 2}  # csrc/comments.c: cgm_strip_comments styles
 UNSURE, KEEP = -1, -2  # comment removal: run Python's tokenize / keep the text as it is
 UNSUPPORTED_TREE = -3
 # dataflow.py's limits: deeper trees have no graph; deeper loop nests go to the reference
