@@ -430,11 +430,13 @@ def test_compiled_engine_equals_reference_on_hard_cases(monkeypatch):
         "", "x = 1  # c\n'''doc'''\nfor i in y:\n    x += i", "déf = 'é'\nx = déf  # ü",
         _nested_for(12), "x = " + "(" * 900 + "1" + ")" * 900, "if a:\n  b = 1\nelse:\n  c = b",
         "def f(\n", "s = '''x\n", "x = 1 + \\\n    2  # c", "日本 = 1\nx = 日本 + 'ü'\n\x00",
+        "y = 1\nx = " + "(" * 250 + "y" + ")" * 250,
     ]
     refs = [[r["references"][0], r["predictions"][0]] for r in python] + [
         ["x = 1"], ["x = 2 # d\nfor j in y:\n    x += j", "x = 1"], ["déf = 'e'\nx = déf"],
         [_nested_for(11)], ["x = (1)"], ["if a:\n  b = 2\nelif c:\n  b = 3\nelse:\n  d = b"],
         ["def f(x):\n    return x"], ["s = 1"], ["x = 1 + 2"], ["日本 = 2\nx = 日本"],
+        ["y = 2\nx = " + "(" * 240 + "y" + ")" * 240],
     ]
     reference, compiled = _both_engines("python", preds, refs, monkeypatch)
     assert np.array_equal(reference, compiled)

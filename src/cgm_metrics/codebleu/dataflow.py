@@ -23,12 +23,11 @@ import sys
 from collections import Counter
 
 from .setorder import set_order
-from .tables import ATOMIC_TYPES, DataflowRules
+from .tables import ATOMIC_TYPES, MAX_DEPTH, DataflowRules
 from .tree import FlatTree, code_tokens
 
 COMES = "comesFrom"
 COMPUTED = "computedFrom"
-MAX_DEPTH = 800
 
 # an entry: (name, token position, relation, parent names, parent positions)
 Entry = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]

@@ -22,7 +22,7 @@ from typing import Any
 from .. import native
 from .options import CodeBleuOptions
 from .score import N_COLUMNS, SYNTAX_MATCH
-from .tables import ATOMIC_TYPES, DataflowRules
+from .tables import ATOMIC_TYPES, MAX_DEPTH, DataflowRules
 
 BATCH_ITEMS = 256  # items per batch: bounds the memory of the flat arrays
 ERROR_KIND = 65535
@@ -39,9 +39,10 @@ NAME_ATOMIC, NAME_FIRST, NAME_BRANCH, NAME_HAS_ELSE = 1, 2, 4, 8  # csrc/engine.
 STYLE_CODES = {"python": 1, "c": 2}  # csrc/comments.c: cgm_strip_comments styles
 UNSURE, KEEP = -1, -2  # comment removal: run Python's tokenize / keep the text as it is
 UNSUPPORTED_TREE = -3
-# dataflow.py's limits: deeper trees have no graph; deeper loop nests go to the reference
-MAX_DEPTH = 800
+# Deeper loop nests, and trees deeper than the C walk recurses (a thread's stack can be
+# small), go to the reference walker (trees deeper than MAX_DEPTH have no graph at all).
 LOOP_NESTING_LIMIT = 10
+C_WALK_DEPTH_LIMIT = 200
 
 _P, _I64, _I32, _INT, _TEXT = (ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32, ctypes.c_int,
                                ctypes.c_char_p)
@@ -59,7 +60,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "cgm_batch_set_label": (_INT, [_P, _I64, _I64, _I32]),
     "cgm_batch_tokens": (_INT, [_P]),
     "cgm_batch_syntax": (_INT, [_P]),
-    "cgm_batch_dataflow": (_INT, [_P, _INT, _I64, _I64, _P]),
+    "cgm_batch_dataflow": (_INT, [_P, _INT, _I64, _I64, _I64, _P]),
     "cgm_batch_set_graph": (_INT, [_P, _I64, _P, _P, _I64]),
     "cgm_batch_compare": (_INT, [_P, _P, _I64, _P, _I64, _I64]),
     "cgm_batch_tree_rows": (_I64, [_P, _I64, _P, _I64]),
@@ -535,7 +536,8 @@ def _score_batch(options: CodeBleuOptions, batch: Batch, predictions: list[str],
     spent["syntax"] += syntax_done - tokens_done
     status = array("B", bytes(len(batch.texts) + 1))
     _check(lib.cgm_batch_dataflow(batch.pointer, 0 if options.set_order == "package" else 1,
-                                  MAX_DEPTH, LOOP_NESTING_LIMIT, _address(status)), "dataflow")
+                                  MAX_DEPTH, LOOP_NESTING_LIMIT, C_WALK_DEPTH_LIMIT,
+                                  _address(status)), "dataflow")
     for number in (k for k, flag in enumerate(status) if flag):  # the last entry is spare
         _reference_graph(options, batch, number)
     _check(lib.cgm_batch_compare(batch.pointer, _address(pairs), len(pairs) // 3,
@@ -544,8 +546,9 @@ def _score_batch(options: CodeBleuOptions, batch: Batch, predictions: list[str],
 
 
 def _reference_graph(options: CodeBleuOptions, batch: Batch, number: int) -> None:
-    """A tree with deeply nested loops: its graph from the reference walker (it remembers
-    loop results, where walking each loop twice per enclosing walk costs 2^depth)."""
+    """A tree with deeply nested loops, or deeper than the C walk goes: its graph from the
+    reference walker (it remembers loop results, where walking each loop twice per enclosing
+    walk costs 2^depth)."""
     from .dataflow import COMES, data_flow, normalize
     from .tree import flatten
 

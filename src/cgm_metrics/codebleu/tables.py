@@ -17,6 +17,10 @@ Kinds of node the walker knows:
 
 from typing import NamedTuple  # (no postponed annotations: they cost a compile per field)
 
+# Trees deeper than this have no dataflow graph: the package's recursion gives up on them (a
+# RecursionError it swallows), whatever the language.
+MAX_DEPTH = 800
+
 # kept whole as one token by the package's tokenizer, whatever their children
 ATOMIC_TYPES = frozenset({"string_literal", "string", "character_literal"})
 

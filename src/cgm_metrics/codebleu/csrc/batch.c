@@ -190,14 +190,14 @@ CGM_API int cgm_batch_syntax(Batch *b) {
   return CGM_OK;
 }
 
-/* The dataflow graph of every tree. `status[tree]` is 1 where the reference walker must
- * give the graph (cgm_batch_set_graph). */
+/* The dataflow graph of every tree (see dataflow.c for the limits). `status[tree]` is 1 where
+ * the reference walker must give the graph (cgm_batch_set_graph). */
 CGM_API int cgm_batch_dataflow(Batch *b, int set_order, int64_t max_depth,
-                               int64_t loop_nesting_limit, uint8_t *status) {
+                               int64_t loop_nesting_limit, int64_t depth_limit, uint8_t *status) {
   if (setjmp(b->w.failure)) return CGM_NO_MEMORY;
   if (b->stage < 2 || (set_order != 0 && set_order != 1)) return CGM_BAD_INPUT;
   dataflow_trees(&b->w, b->lang, &b->trees, &b->tokens, set_order, max_depth,
-                 loop_nesting_limit, &b->flow);
+                 loop_nesting_limit, depth_limit, &b->flow);
   int64_t n_trees = tree_count(&b->trees);
   if (n_trees > 0) memcpy(status, b->flow.status.data, (size_t)n_trees);
   b->stage = 3;

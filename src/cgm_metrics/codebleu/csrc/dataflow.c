@@ -5,9 +5,11 @@
  * with an undo journal (branches walk from the state before the statement and merge their
  * states), loops walked twice and their entries merged per (name, position, relation),
  * parent names merged in CPython's set order at PYTHONHASHSEED=0 (or source order). Where the
- * package raises (a missing field or child), the tree's graph is empty. Loops nested more
- * than `loop_nesting_limit` deep are left to the reference walker, which remembers loop
- * results (status 1): walked here, they would double the work per level.
+ * package raises (a missing field or child), the tree's graph is empty. Two kinds of tree are
+ * left to the reference walker (status 1): loops nested more than `loop_nesting_limit` deep
+ * (it remembers loop results; walked here they would double the work per level), and trees
+ * deeper than `depth_limit` (the walk here recurses once per level, and a thread's C stack
+ * can be small).
  *
  * Runs of positions and names live in one pool (indices, never pointers, since it grows). */
 #include <stdlib.h>
@@ -758,7 +760,7 @@ static void finish_graph(Walker *x, int64_t n_tokens) {
 
 void dataflow_trees(Workspace *w, const Language *lang, const FlatTrees *t,
                     const TreeTokens *k, int set_order, int64_t max_depth,
-                    int64_t loop_nesting_limit, FlowScratch *s) {
+                    int64_t loop_nesting_limit, int64_t depth_limit, FlowScratch *s) {
   Walker x = {w, lang, t, k, s, set_order};
   int64_t n_trees = tree_count(t), n_texts = k->texts.count;
   VEC_RESIZE(w, &s->state_start, n_texts);
@@ -783,7 +785,7 @@ void dataflow_trees(Workspace *w, const Language *lang, const FlatTrees *t,
     int64_t first_entry = s->entry_start.size - 1;
     s->tree_entries.data[2 * tree] = s->tree_entries.data[2 * tree + 1] = first_entry;
     if (k->depth.data[tree] > max_depth) continue; /* the package's RecursionError: no graph */
-    if (loop_nesting(&x, lo, hi) > loop_nesting_limit) {
+    if (k->depth.data[tree] > depth_limit || loop_nesting(&x, lo, hi) > loop_nesting_limit) {
       s->status.data[tree] = 1;
       continue;
     }

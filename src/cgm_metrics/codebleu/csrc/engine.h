@@ -339,7 +339,7 @@ typedef struct {
 
 void dataflow_trees(Workspace *w, const Language *lang, const FlatTrees *trees,
                     const TreeTokens *tokens, int set_order, int64_t max_depth,
-                    int64_t loop_nesting_limit, FlowScratch *s);
+                    int64_t loop_nesting_limit, int64_t depth_limit, FlowScratch *s);
 void dataflow_set_tree(Workspace *w, FlowScratch *s, int64_t tree, const int32_t *data,
                        const int64_t *entry_start, int64_t n_entries);
 void dataflow_match(Workspace *w, FlowScratch *s, const int64_t *pairs, int64_t n_pairs,
