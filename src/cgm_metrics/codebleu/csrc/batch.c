@@ -185,7 +185,7 @@ CGM_API int cgm_batch_tokens(Batch *b) {
 CGM_API int cgm_batch_syntax(Batch *b) {
   if (setjmp(b->w.failure)) return CGM_NO_MEMORY;
   if (b->stage < 1) return CGM_BAD_INPUT;
-  syntax_keys(&b->w, b->lang, &b->trees, &b->tokens, &b->syntax);
+  syntax_keys(&b->w, &b->trees, &b->tokens, &b->syntax);
   b->stage = 2;
   return CGM_OK;
 }

@@ -93,9 +93,6 @@ typedef struct {
 
 void interner_clear(Workspace *w, Interner *t, int64_t expected);
 int32_t intern(Workspace *w, Interner *t, const int32_t *sequence, int64_t n);
-static inline int64_t interned_length(const Interner *t, int32_t id) {
-  return t->start.data[id + 1] - t->start.data[id];
-}
 void interner_free(Interner *t);
 
 /* ---------------------------------------------------------------- int64 -> int32 map */
@@ -290,8 +287,8 @@ typedef struct {
   Interner structures;
 } SyntaxScratch;
 
-void syntax_keys(Workspace *w, const Language *lang, const FlatTrees *trees,
-                 const TreeTokens *tokens, SyntaxScratch *s);
+void syntax_keys(Workspace *w, const FlatTrees *trees, const TreeTokens *tokens,
+                 SyntaxScratch *s);
 void syntax_match(Workspace *w, const FlatTrees *trees, SyntaxScratch *s, const int64_t *pairs,
                   int64_t n_pairs, int64_t *out, int64_t out_stride);
 void syntax_scratch_free(SyntaxScratch *s);

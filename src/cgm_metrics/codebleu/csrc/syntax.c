@@ -7,9 +7,7 @@
 
 #include "engine.h"
 
-void syntax_keys(Workspace *w, const Language *lang, const FlatTrees *t,
-                 const TreeTokens *shape, SyntaxScratch *s) {
-  (void)lang;
+void syntax_keys(Workspace *w, const FlatTrees *t, const TreeTokens *shape, SyntaxScratch *s) {
   int64_t n_nodes = t->name.size, n_trees = tree_count(t);
   VEC_RESIZE(w, &s->key, n_nodes);
   VEC_RESIZE(w, &s->part_start, n_nodes);
