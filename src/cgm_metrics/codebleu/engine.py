@@ -210,13 +210,13 @@ def _grammar_pointer(spec: Any) -> int | None:
     """The grammar's TSLanguage pointer, from the capsule its wheel hands out."""
     import importlib
 
-    capsule = getattr(importlib.import_module(spec.module), spec.function)()
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype = ctypes.c_void_p
-    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
     try:
+        capsule = getattr(importlib.import_module(spec.module), spec.function)()
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype = ctypes.c_void_p
+        get.argtypes = [ctypes.py_object, ctypes.c_char_p]
         return get(capsule, b"tree_sitter.Language")
-    except ValueError:  # a capsule under another name: no compiled walk
+    except (AttributeError, ValueError):  # no such capsule or no C API: no compiled walk
         return None
 
 
@@ -261,9 +261,16 @@ def _check_compiled_walk(tables: LanguageTables) -> bool:
     """Whether trees of this language may be walked in C: tree-sitter 0.25 or 0.26 (the
     layouts the walk reads), the tree's language pointer is the grammar's own, and a probe
     tree walks to exactly the rows of the Python cursor walk."""
+    import sys
+
     import tree_sitter
 
-    version = tuple(int(x) for x in tree_sitter.__version__.split(".")[:2])
+    if sys.implementation.name != "cpython":  # the walk reads the Tree object at its address
+        return False
+    try:
+        version = tuple(int(x) for x in tree_sitter.__version__.split(".")[:2])
+    except (AttributeError, ValueError):
+        return False
     if version not in ((0, 25), (0, 26)) or tables.language_pointer is None:
         return False
     lib = library()
