@@ -267,11 +267,12 @@ def _check_compiled_walk(tables: LanguageTables) -> bool:
 
     if sys.implementation.name != "cpython":  # the walk reads the Tree object at its address
         return False
-    try:
-        version = tuple(int(x) for x in tree_sitter.__version__.split(".")[:2])
-    except (AttributeError, ValueError):
-        return False
-    if version not in ((0, 25), (0, 26)) or tables.language_pointer is None:
+    release = getattr(tree_sitter, "__version__", None)
+    if release is None:  # 0.25 is the line without __version__ that speaks ABI 15
+        known = getattr(tree_sitter, "LANGUAGE_VERSION", None) == 15
+    else:
+        known = release.split(".")[:2] in (["0", "25"], ["0", "26"])
+    if not known or tables.language_pointer is None:
         return False
     lib = library()
     source = PROBES.get(tables.spec.name, _GENERIC_PROBE).encode()
