@@ -10,9 +10,10 @@ the dependencies are shared read-only from this environment (a ``.pth`` entry), 
 is downloaded. Every measurement is a new process that imports ``calc_codebleu`` (ours, or
 the package's) and calls it once on the first 1, 10, 100 items or the whole corpus: CPU
 time of import plus call inside the process, and wall time of the whole process
-(interpreter start-up included). Ours and the package alternate; each figure is the median
-of ``--cold-runs`` processes. The very first process of the new environment is reported on
-its own line.
+(interpreter start-up included). Ours, the package and our pure-Python engine (what a
+platform without a C compiler gets, ``CGM_CODEBLEU_ENGINE=python``) alternate; each figure is
+the median of ``--cold-runs`` processes. The very first process of the new environment is
+reported on its own line.
 
 **Warm**: in this process, after a first call of each (grammars loaded): CPU time per pair
 of ours (the compiled engine), of the pure-Python reference engine (what a platform without
