@@ -14,7 +14,7 @@ both sides on the same pairs, ``--repeats`` times interleaved, best run counts:
    distance (same parser and trees, so the difference is the distance).
 3. RUBY at the graph level end to end: no package computes this graph distance, so it has no
    peer; printed for the record.
-4. Our distance kernel run as plain Python (what runs when numba cannot be imported) against
+4. Our distance kernel run as plain Python (what runs where the C library was not built) against
    the compiled one, on the first ``--python-pairs`` pairs.
 """
 
@@ -124,7 +124,7 @@ def main() -> None:
           f"{args.repeats} interleaved runs; {load()}")
     first = pairs[0]
     our_distance(first[2], first[3])  # loads (or compiles) the kernel, outside the timings
-    print(f"our kernel compiled with numba: {compiled()}")
+    print(f"our kernel compiled (C library): {compiled()}")
 
     rows = []
     timed = best_of({
@@ -162,7 +162,7 @@ def main() -> None:
         "python": lambda: _python_kernel([(a, b) for _, _, a, b in subset]),
     }, args.repeats)
     assert timed["python"][1] == timed["compiled"][1]
-    print(f"\nour tree edit distance as plain Python (without numba) on {len(subset)} pairs: "
+    print(f"\nour tree edit distance as plain Python (without the C library) on {len(subset)} pairs: "
           f"{len(subset) / timed['python'][0]:.2f} pairs/s, "
           f"{timed['python'][0] / timed['compiled'][0]:.0f}x slower than compiled")
     print(load())

@@ -7,7 +7,7 @@ Items: ``--pairs`` standard-library functions against mutated copies (Python) an
 runs ``--repeats`` times on the same items; the best time counts. Every score must agree to
 1e-12. The package parses, prints and re-reads the S-expression, then runs APTED in pure
 Python; tsed reads the same trees and runs a compiled Zhang-Shasha programme. The first call
-of a process loads the compiled kernel from numba's disk cache (timed separately). Prints
+of a process loads the C library (timed separately). Prints
 where tsed's time goes: parsing and reading the trees versus the tree edit distance.
 """
 

@@ -20,7 +20,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .metric import CODEBLEU_LANGUAGES, DATAFLOW_MODES, codebleu_language, compute_codebleu
+from .functions import compute_codebleu
+from .options import CODEBLEU_LANGUAGES, DATAFLOW_MODES, codebleu_language
 
 
 def read_lines(path: str) -> list[str]:

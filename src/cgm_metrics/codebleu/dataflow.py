@@ -23,12 +23,11 @@ import sys
 from collections import Counter
 
 from .setorder import set_order
-from .tables import DataflowRules
-from .tree import ATOMIC_TYPES, FlatTree, code_tokens
+from .tables import ATOMIC_TYPES, MAX_DEPTH, DataflowRules
+from .tree import FlatTree, code_tokens
 
 COMES = "comesFrom"
 COMPUTED = "computedFrom"
-MAX_DEPTH = 800
 
 # an entry: (name, token position, relation, parent names, parent positions)
 Entry = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]
@@ -503,7 +502,7 @@ def data_flow(tree: FlatTree, rules: DataflowRules, order: str = "package") -> l
     return list(merged.values())
 
 
-def normalize(entries: list[Entry]) -> list[tuple[str, str, tuple[int, ...]]]:
+def normalize(entries: list[Entry]) -> list[tuple[int, str, tuple[int, ...]]]:
     """Variables renamed by order of first appearance (parents before the child)."""
     names: dict[str, int] = {}
     result = []

@@ -10,9 +10,7 @@ kept as it is. These rules decide which tree is compared, so parity needs them e
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 
 _C_STYLE = re.compile(
     r"//.*?$|/\*.*?\*/|'(?:\\.|[^\\'])*'|\"(?:\\.|[^\\\"])*\"", re.DOTALL | re.MULTILINE
@@ -24,6 +22,9 @@ def _non_blank_lines(text: str) -> str:
 
 
 def _strip_python(source: str) -> str:
+    import io
+    import tokenize
+
     pieces: list[str] = []
     previous_type = tokenize.INDENT
     last_line, last_col = -1, 0

@@ -1,6 +1,7 @@
-"""Per-language dataflow rules: the data read by the one generic walker in ``dataflow.py``.
+"""Per-language data of CodeBLEU: dataflow rules, comment style (keywords: ``keywords.py``).
 
-Each row reproduces what the `codebleu` package's per-language ``DFG_*`` function does with
+A language is a data row here, not code: the one generic dataflow walker (``dataflow.py``,
+and the compiled engine's ``csrc/dataflow.c``) reads these rules. Each row reproduces what the `codebleu` package's per-language ``DFG_*`` function does with
 that language's node types (C and C++ use the C# rules there, and here). The package's
 functions differ only in these details, so one walker reads them from this table.
 
@@ -14,14 +15,18 @@ Kinds of node the walker knows:
 - ``c_for``: C-style ``for``: walked once, then the part after its initialiser again
 """
 
-from __future__ import annotations
+from typing import NamedTuple  # (no postponed annotations: they cost a compile per field)
 
-from dataclasses import dataclass
+# Trees deeper than this have no dataflow graph: the package's recursion gives up on them (a
+# RecursionError it swallows), whatever the language.
+MAX_DEPTH = 800
+
+# kept whole as one token by the package's tokenizer, whatever their children
+ATOMIC_TYPES = frozenset({"string_literal", "string", "character_literal"})
 
 
-@dataclass(frozen=True)
-class DataflowRules:
-    """How the walker treats one language's node types."""
+class DataflowRules(NamedTuple):
+    """How the walker treats one language's node types (keyword arguments; immutable)."""
 
     definition: tuple[str, ...] = ()
     definition_style: str = "fields"  # "fields", "two_children" (C#), "rust_function"
@@ -146,5 +151,16 @@ RULES: dict[str, DataflowRules] = {
         foreach_name="left",
         foreach_value="right",
         loop=("while_expression", "while_let_expression", "loop_expression"),
+    ),
+}
+
+# How the package removes comments before the syntax and dataflow components (preprocess.py):
+# "python" by tokenize's rules (comments and docstrings), "none" (Ruby: kept), "c" (// and /* */
+# by a regular expression that keeps string literals).
+COMMENT_STYLES: dict[str, str] = {
+    "python": "python",
+    "ruby": "none",
+    **dict.fromkeys(
+        ("c", "c_sharp", "cpp", "go", "java", "javascript", "php", "rust", "typescript"), "c"
     ),
 }

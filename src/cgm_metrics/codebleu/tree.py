@@ -12,9 +12,7 @@ from dataclasses import dataclass
 
 from ..core.languages import LanguageSpec
 from ..core.parsing import parse
-
-# kept whole as one token by the package's tokenizer, whatever their children
-ATOMIC_TYPES = frozenset({"string_literal", "string", "character_literal"})
+from .tables import ATOMIC_TYPES
 
 
 @dataclass

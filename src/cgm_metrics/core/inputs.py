@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
-import numpy as np
-
 
 def _describe(value: object) -> str:
     return "None" if value is None else type(value).__name__
@@ -155,8 +153,9 @@ def check_inputs(
 def check_flag(value: object, argument: str) -> bool:
     """A real boolean (``True``/``False``, numpy's included); a string such as "yes" or
     "false" is an error, never read as true."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
+    kind = type(value)
+    if isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")):
+        return bool(value)  # numpy's bool, recognised without importing numpy
     raise TypeError(f"`{argument}` must be True or False, got {value!r}.")
 
 

@@ -14,31 +14,18 @@ Plugin languages are found on first need (a name not built in, or the full list)
 import, and work in every metric that needs no per-language table of its own.
 """
 
-from __future__ import annotations
-
 import importlib
 import threading
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # tree-sitter is imported when a grammar is first needed
     from tree_sitter import Language
 
 
-@dataclass(frozen=True)
-class LanguageSpec:
-    """What the metrics need to know about one programming language.
-
-    >>> spec = LanguageSpec(name="starlark", module="tree_sitter_python", function="language",
-    ...                     comment_types=["comment"], string_types=["string"],
-    ...                     identifier_types=["identifier"])
-    >>> spec.comment_types
-    frozenset({'comment'})
-    """
-
+class _LanguageRow(NamedTuple):
     name: str
     module: str  # the grammar wheel's import name
     function: str  # the function of that module that returns the grammar pointer
@@ -47,20 +34,39 @@ class LanguageSpec:
     identifier_types: frozenset[str]  # leaves renamed by identifier normalisation
     docstrings: bool = False  # Python: a string statement opening a body is documentation
 
-    def __post_init__(self) -> None:
-        for key in ("name", "module", "function"):
-            value = getattr(self, key)
+
+class LanguageSpec(_LanguageRow):
+    """What the metrics need to know about one programming language: an immutable row (a
+    NamedTuple rather than a dataclass, and this module without postponed annotations, so
+    that a first CodeBLEU call imports neither dataclasses nor inspect), checked when built.
+
+    >>> spec = LanguageSpec(name="starlark", module="tree_sitter_python", function="language",
+    ...                     comment_types=["comment"], string_types=["string"],
+    ...                     identifier_types=["identifier"])
+    >>> spec.comment_types
+    frozenset({'comment'})
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, name: str, module: str, function: str, comment_types: Iterable[str],
+                string_types: Iterable[str], identifier_types: Iterable[str],
+                docstrings: bool = False) -> "LanguageSpec":
+        for key, value in (("name", name), ("module", module), ("function", function)):
             if not isinstance(value, str) or not value.strip():
                 raise TypeError(f"LanguageSpec `{key}` must be a non-empty string, got "
                                 f"{value!r}.")
-        if self.name != self.name.strip().lower():
+        if name != name.strip().lower():
             raise ValueError(f"LanguageSpec `name` must be lower case without spaces around "
-                             f"it, e.g. {self.name.strip().lower()!r}; got {self.name!r}.")
-        for key in ("comment_types", "string_types", "identifier_types"):
-            object.__setattr__(self, key, _node_types(getattr(self, key), key))
+                             f"it, e.g. {name.strip().lower()!r}; got {name!r}.")
+        return super().__new__(
+            cls, name, module, function, _node_types(comment_types, "comment_types"),
+            _node_types(string_types, "string_types"),
+            _node_types(identifier_types, "identifier_types"), bool(docstrings),
+        )
 
     @property
-    def grammar(self) -> Language:
+    def grammar(self) -> "Language":
         return _load_grammar(self.module, self.function)
 
 
@@ -75,7 +81,7 @@ def _node_types(value: object, key: str) -> frozenset[str]:
 
 
 @cache
-def _load_grammar(module: str, function: str) -> Language:
+def _load_grammar(module: str, function: str) -> "Language":
     from tree_sitter import Language
 
     return Language(getattr(importlib.import_module(module), function)())

@@ -11,15 +11,16 @@ costs ``O(n^2)`` cells on a right comb, so each tree pair is run on whichever of
 mirror orientations (left paths or right paths) needs fewer cells; the distance is the same,
 because mirroring both trees maps edit scripts one to one.
 
-The kernel is compiled with numba when it is installed (a dependency of the package) and
-runs as plain Python otherwise, with identical results.
+The kernel is compiled C (``csrc/ted.c``, built at install time into the project's library,
+``cgm_metrics.native``) and runs as plain Python where the library was not built, with
+identical results.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -179,12 +180,14 @@ def _edit_distance_dp(lab1, left1, keys1, lab2, left2, keys2, delete, insert, re
     return td[n1 - 1, n2 - 1]
 
 
+def _integral(*costs: object) -> bool:
+    return all(isinstance(cost, (int, np.integer)) and not isinstance(cost, bool)
+               for cost in costs)
+
+
 def _run(dp, lab1, left1, keys1, lab2, left2, keys2, relabel, delete=1, insert=1):
     """Allocate the tables (int32 for integer costs, float64 otherwise) and run ``dp``."""
-    integral = all(
-        isinstance(cost, (int, np.integer)) and not isinstance(cost, bool)
-        for cost in (relabel, delete, insert)
-    )
+    integral = _integral(relabel, delete, insert)
     dtype = np.int32 if integral else np.float64
     n1, n2 = lab1.shape[0], lab2.shape[0]
     td = np.zeros((n1, n2), dtype=dtype)
@@ -197,23 +200,51 @@ def _run(dp, lab1, left1, keys1, lab2, left2, keys2, relabel, delete=1, insert=1
 
 
 def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel, delete=1, insert=1):
-    """The programme as plain Python (the kernel without numba)."""
+    """The programme as plain Python (where the C library is not built)."""
     return _run(_edit_distance_dp, lab1, left1, keys1, lab2, left2, keys2, relabel, delete,
                 insert)
 
 
 @lru_cache(maxsize=1)
 def _kernel():
-    """The compiled kernel (numba, compiled once and cached on disk), or the Python one."""
-    try:
-        from numba import njit
-    except ImportError:  # pragma: no cover - exercised only without numba
+    """The compiled kernel (the project's C library), or the Python one."""
+    from .. import native
+
+    library = native.library()
+    if library is None:
         return _zhang_shasha
-    return partial(_run, njit(cache=True, nogil=True)(_edit_distance_dp))
+    import ctypes
+
+    int_kernel = library.cgm_tree_edit_distance
+    int_kernel.restype = ctypes.c_int64
+    int_kernel.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3 + [
+        ctypes.c_int64] * 2 + [ctypes.c_int32]
+    weighted_kernel = library.cgm_tree_edit_distance_weighted
+    weighted_kernel.restype = ctypes.c_double
+    weighted_kernel.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2 + [
+        ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2 + [ctypes.c_double] * 3
+
+    def compiled_kernel(lab1, left1, keys1, lab2, left2, keys2, relabel, delete=1, insert=1):
+        arrays = [np.ascontiguousarray(a, dtype=np.int32) for a in (lab1, left1, keys1, lab2,
+                                                                     left2, keys2)]
+        a1, l1, k1, a2, l2, k2 = arrays
+        trees = (a1.ctypes.data, l1.ctypes.data, k1.ctypes.data, a1.shape[0], k1.shape[0],
+                 a2.ctypes.data, l2.ctypes.data, k2.ctypes.data, a2.shape[0], k2.shape[0])
+        if _integral(relabel, delete, insert) and delete == 1 and insert == 1:
+            distance = int_kernel(*trees, int(relabel))  # RUBY's costs: int32 tables
+        else:
+            distance = weighted_kernel(*trees, float(delete), float(insert), float(relabel))
+            if _integral(relabel, delete, insert):
+                distance = round(distance)  # integer costs give an integer distance
+        if distance < 0:
+            raise MemoryError("no memory for the tree edit distance tables")
+        return distance
+
+    return compiled_kernel
 
 
 def compiled() -> bool:
-    """True when the tree edit distance runs compiled (numba is installed)."""
+    """True when the tree edit distance runs compiled (the project's C library is built)."""
     return _kernel() is not _zhang_shasha
 
 

@@ -1,0 +1,315 @@
+/* Comment removal as the package does it before the syntax and dataflow components
+ * (preprocess.py): Python by its tokenize rules, the C family by one regular expression.
+ * Both work on UTF-8 bytes: every character they look for is ASCII, and no byte of a
+ * multi-byte character is. */
+#include <string.h>
+
+#include "engine.h"
+
+#define UNSURE (-1) /* the caller runs Python's tokenize */
+#define KEEP (-2)   /* tokenize would raise: the text is kept as it is */
+
+/* Keeps the lines of out[0:length] that have a character other than whitespace, joined
+ * by newlines (preprocess._non_blank_lines); returns the new length. */
+static int64_t keep_non_blank_lines(uint8_t *out, int64_t length) {
+  int64_t written = 0, line = 0;
+  bool kept_any = false;
+  while (line <= length) {
+    int64_t end = line;
+    while (end < length && out[end] != '\n') end++;
+    bool blank = true;
+    for (int64_t i = line; i < end && blank;) {
+      if (!is_python_space(utf8_next(out, end, &i))) blank = false;
+    }
+    if (!blank) {
+      if (kept_any) out[written++] = '\n';
+      memmove(out + written, out + line, (size_t)(end - line));
+      written += end - line;
+      kept_any = true;
+    }
+    line = end + 1;
+  }
+  return written;
+}
+
+/* ---------------------------------------------------------------- Python */
+
+static bool is_word(uint8_t c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static bool is_prefix(uint8_t c) {
+  return c == 'r' || c == 'R' || c == 'b' || c == 'B' || c == 'f' || c == 'F' || c == 'u' ||
+         c == 'U';
+}
+
+/* End of a string token starting at i (prefix included); -1 if none starts there, -2 for
+ * an unclosed triple-quoted string. */
+static int64_t string_end(const uint8_t *s, int64_t n, int64_t i) {
+  int64_t q = i;
+  uint8_t c = s[i];
+  if (c != '\'' && c != '"') {
+    if (!is_prefix(c)) return -1;
+    if (i + 1 < n && (s[i + 1] == '\'' || s[i + 1] == '"')) {
+      q = i + 1;
+    } else if (i + 2 < n && (s[i + 2] == '\'' || s[i + 2] == '"')) {
+      uint8_t a = s[i], b = s[i + 1];
+      bool raw_a = a == 'r' || a == 'R', raw_b = b == 'r' || b == 'R';
+      bool bytes_a = a == 'b' || a == 'B' || a == 'f' || a == 'F';
+      bool bytes_b = b == 'b' || b == 'B' || b == 'f' || b == 'F';
+      if (!((raw_a && bytes_b) || (bytes_a && raw_b))) return -1;
+      q = i + 2;
+    } else {
+      return -1;
+    }
+  }
+  uint8_t quote = s[q];
+  if (q + 2 < n && s[q + 1] == quote && s[q + 2] == quote) {
+    for (int64_t j = q + 3; j < n;) {
+      if (s[j] == '\\') {
+        if (j + 1 >= n) return -2;
+        j += 2;
+      } else if (s[j] == quote && j + 2 < n && s[j + 1] == quote && s[j + 2] == quote) {
+        return j + 3;
+      } else {
+        j++;
+      }
+    }
+    return -2;
+  }
+  for (int64_t j = q + 1; j < n;) {
+    if (s[j] == '\\') {
+      if (j + 1 >= n) return -1;
+      j += 2;
+    } else if (s[j] == '\n') {
+      return -1;
+    } else if (s[j] == quote) {
+      return j + 1;
+    } else {
+      j++;
+    }
+  }
+  return -1;
+}
+
+enum { TOKEN_STRING = 1, TOKEN_COMMENT, TOKEN_NEWLINE, TOKEN_SPACE, TOKEN_OPEN, TOKEN_CLOSE,
+       TOKEN_WORD, TOKEN_OTHER };
+/* The token before, as far as docstrings are concerned. */
+enum { AFTER_INDENT, AFTER_NEWLINE, AFTER_OTHER };
+
+/* preprocess._strip_python_fast over UTF-8 bytes: the length written to `out`, UNSURE or
+ * KEEP. `removed` is scratch of n + 1 pairs, `indents` of n + 2.
+ *
+ * Beyond _strip_python_fast it follows tokenize in two more cases: an unclosed triple-quoted
+ * string (tokenize raises, so the text is kept) and a backslash continuation (tokenize
+ * yields no token for it, so the text from the end of the line's last token through the
+ * newline is not rebuilt). */
+static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *removed,
+                            int64_t *indents) {
+  /* whitespace other than space and newline goes to tokenize */
+  for (int64_t i = 0; i < n;) {
+    uint32_t c = utf8_next(s, n, &i);
+    if (c != ' ' && c != '\n' && is_python_space(c)) return UNSURE;
+  }
+  int64_t n_removed = 0, n_indents = 1, depth = 0, line_start = 0, pos = 0;
+  int64_t token_end = 0, continued_at = -1;
+  int previous = AFTER_INDENT;
+  bool logical_start = true;
+  indents[0] = 0;
+  while (pos < n) {
+    uint8_t c = s[pos];
+    int kind;
+    int64_t end = pos + 1;
+    int64_t stop = string_end(s, n, pos);
+    if (stop == -2) return KEEP; /* tokenize: "EOF in multi-line string" */
+    if (stop >= 0) {
+      kind = TOKEN_STRING;
+      end = stop;
+    } else if (c == '#') {
+      kind = TOKEN_COMMENT;
+      while (end < n && s[end] != '\n') end++;
+    } else if (c == '\n') {
+      kind = TOKEN_NEWLINE;
+    } else if (c == ' ') {
+      kind = TOKEN_SPACE;
+      while (end < n && s[end] == ' ') end++;
+    } else if (c == '(' || c == '[' || c == '{') {
+      kind = TOKEN_OPEN;
+    } else if (c == ')' || c == ']' || c == '}') {
+      kind = TOKEN_CLOSE;
+    } else if (is_word(c)) {
+      kind = TOKEN_WORD;
+      while (end < n && is_word(s[end])) end++;
+    } else if (c == '\\' && pos + 1 < n && s[pos + 1] == '\n' && !(logical_start && depth == 0)) {
+      /* a line continuation: no token; the text from the last token on is not rebuilt */
+      int64_t from = token_end > line_start ? token_end : line_start;
+      removed[2 * n_removed] = from;
+      removed[2 * n_removed + 1] = pos + 2;
+      n_removed++;
+      line_start = pos + 2;
+      continued_at = pos + 2;
+      pos += 2;
+      continue;
+    } else if (c == '\'' || c == '"' || c == '\\') {
+      return UNSURE; /* an unterminated string, or a backslash tokenize would reject */
+    } else {
+      kind = TOKEN_OTHER;
+    }
+    if (kind == TOKEN_SPACE) {
+      pos = end;
+      continue;
+    }
+    continued_at = -1;
+    if (kind == TOKEN_NEWLINE) {
+      if (depth == 0 && !logical_start) {
+        previous = AFTER_NEWLINE;
+        logical_start = true;
+      } else {
+        previous = AFTER_OTHER;
+      }
+      line_start = end;
+      pos = end;
+      continue;
+    }
+    int64_t column = pos - line_start;
+    if (logical_start && depth == 0) {
+      if (kind == TOKEN_COMMENT) {
+        removed[2 * n_removed] = pos;
+        removed[2 * n_removed + 1] = end;
+        n_removed++;
+        previous = AFTER_OTHER;
+        pos = end;
+        continue;
+      }
+      if (column > indents[n_indents - 1]) {
+        indents[n_indents++] = column;
+        previous = AFTER_INDENT;
+      } else if (column < indents[n_indents - 1]) {
+        while (column < indents[n_indents - 1]) n_indents--;
+        if (column != indents[n_indents - 1]) return KEEP; /* IndentationError */
+        previous = AFTER_OTHER;
+      }
+      logical_start = false;
+    }
+    if (kind == TOKEN_COMMENT ||
+        (kind == TOKEN_STRING &&
+         (previous == AFTER_INDENT || previous == AFTER_NEWLINE || column == 0))) {
+      removed[2 * n_removed] = pos;
+      removed[2 * n_removed + 1] = end;
+      n_removed++;
+    } else if (kind == TOKEN_OPEN) {
+      depth++;
+    } else if (kind == TOKEN_CLOSE) {
+      if (--depth < 0) return UNSURE;
+    }
+    previous = AFTER_OTHER;
+    token_end = end;
+    if (kind == TOKEN_STRING) {
+      for (int64_t k = end - 1; k >= pos; k--) {
+        if (s[k] == '\n') {
+          line_start = k + 1;
+          break;
+        }
+      }
+    }
+    pos = end;
+  }
+  if (depth != 0 || continued_at == n) return KEEP; /* "EOF in multi-line statement" */
+  if (continued_at >= 0) return UNSURE; /* only spaces after a continuation */
+  int64_t written = 0, from = 0;
+  for (int64_t r = 0; r < n_removed; r++) {
+    memcpy(out + written, s + from, (size_t)(removed[2 * r] - from));
+    written += removed[2 * r] - from;
+    from = removed[2 * r + 1];
+  }
+  memcpy(out + written, s + from, (size_t)(n - from));
+  written += n - from;
+  return keep_non_blank_lines(out, written);
+}
+
+/* ---------------------------------------------------------------- C family */
+
+/* preprocess._strip_c_style: re.sub of //.*?$ | /\*.*?\*\/ | '(\\.|[^\\'])*' |
+ * "(\\.|[^\\"])*" (DOTALL, MULTILINE), comments replaced by a space, strings kept; then the
+ * non-blank lines. */
+static int64_t strip_c_style(const uint8_t *s, int64_t n, uint8_t *out) {
+  int64_t written = 0, pos = 0;
+  while (pos < n) {
+    uint8_t c = s[pos];
+    if (c == '/' && pos + 1 < n && s[pos + 1] == '/') {
+      int64_t end = pos + 2;
+      while (end < n && s[end] != '\n') end++;
+      out[written++] = ' ';
+      pos = end;
+      continue;
+    }
+    if (c == '/' && pos + 1 < n && s[pos + 1] == '*') {
+      int64_t end = -1;
+      for (int64_t k = pos + 2; k + 1 < n; k++) {
+        if (s[k] == '*' && s[k + 1] == '/') {
+          end = k + 2;
+          break;
+        }
+      }
+      if (end >= 0) {
+        out[written++] = ' ';
+        pos = end;
+        continue;
+      }
+    } else if (c == '\'' || c == '"') {
+      int64_t end = -1;
+      for (int64_t k = pos + 1; k < n;) {
+        if (s[k] == '\\') {
+          if (k + 1 >= n) break;
+          k += 2;
+        } else if (s[k] == c) {
+          end = k + 1;
+          break;
+        } else {
+          k++;
+        }
+      }
+      if (end >= 0) {
+        memcpy(out + written, s + pos, (size_t)(end - pos));
+        written += end - pos;
+        pos = end;
+        continue;
+      }
+    }
+    out[written++] = c;
+    pos++;
+  }
+  return keep_non_blank_lines(out, written);
+}
+
+/* ---------------------------------------------------------------- exported */
+
+/* Comments removed from each text[start[k]:start[k+1]] in `style` (1 Python, 2 C family):
+ * the result is written at out[start[k]:] and its length to length[k], or UNSURE / KEEP
+ * (Python). `out` has as many bytes as `text`. */
+CGM_API int cgm_strip_comments(int style, const uint8_t *text, const int64_t *start,
+                               int64_t n_texts, uint8_t *out, int64_t *length) {
+  Workspace w;
+  I64Vec removed = {0}, indents = {0};
+  if (setjmp(w.failure)) {
+    VEC_FREE(&removed);
+    VEC_FREE(&indents);
+    return CGM_NO_MEMORY;
+  }
+  for (int64_t k = 0; k < n_texts; k++) {
+    const uint8_t *s = text + start[k];
+    int64_t n = start[k + 1] - start[k];
+    if (style == 1) {
+      VEC_RESIZE(&w, &removed, 2 * n + 2);
+      VEC_RESIZE(&w, &indents, n + 2);
+      length[k] = strip_python(s, n, out + start[k], removed.data, indents.data);
+    } else if (style == 2) {
+      length[k] = strip_c_style(s, n, out + start[k]);
+    } else {
+      return CGM_BAD_INPUT;
+    }
+  }
+  VEC_FREE(&removed);
+  VEC_FREE(&indents);
+  return CGM_OK;
+}
