@@ -39,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import humaneval_variants as variants  # noqa: E402
 
-from cgm_metrics.edit_sim.code_eval import compute_code_eval  # noqa: E402
-from cgm_metrics.edit_sim.sandbox import Limits, Sandbox  # noqa: E402
+from cgm_metrics.execution.code_eval import compute_code_eval  # noqa: E402
+from cgm_metrics.execution.sandbox import Limits, Sandbox  # noqa: E402
 
 BENCHMARK_VARIANTS = ("canonical", "wrong", "raising", "syntax_error", "exiting")
 

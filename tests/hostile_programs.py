@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from cgm_metrics.edit_sim.sandbox import run_program
+from cgm_metrics.execution.sandbox import run_program
 
 
 def sandbox_unavailable() -> str | None:

@@ -23,7 +23,7 @@ from _peers import require
 from conftest import METRICS_DIR
 from hostile_programs import EARLY_EXIT_TRICKS, FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
 
-from cgm_metrics.edit_sim.code_eval import compute_code_eval
+from cgm_metrics.execution.code_eval import compute_code_eval
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -337,7 +337,7 @@ BAD_VALUES = [
 
 @pytest.mark.parametrize(("argument", "value"), BAD_VALUES)
 def test_bad_values_are_value_errors_naming_the_argument(opted_in, monkeypatch, argument, value):
-    import cgm_metrics.edit_sim.code_eval as library
+    import cgm_metrics.execution.code_eval as library
 
     def nothing_may_run(*args, **kwargs):
         raise AssertionError("a program ran before the arguments were checked")

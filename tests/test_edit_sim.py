@@ -29,8 +29,8 @@ from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
 
 import cgm_metrics
 from cgm_metrics.edit_sim import EditSimMetric, edit_similarity, pass_at_k, pass_at_k_per_task
-from cgm_metrics.edit_sim.code_eval import compute_code_eval
-from cgm_metrics.edit_sim.sandbox import (
+from cgm_metrics.execution.code_eval import compute_code_eval
+from cgm_metrics.execution.sandbox import (
     Limits,
     Sandbox,
     SandboxError,
@@ -497,8 +497,8 @@ def _add_probes(python: Path, parent: Path) -> None:
 _VENV_SCRIPT = """
 import json, os, sys
 import cgm_metrics
-from cgm_metrics.edit_sim.code_eval import compute_code_eval
-from cgm_metrics.edit_sim.sandbox import run_program
+from cgm_metrics.execution.code_eval import compute_code_eval
+from cgm_metrics.execution.sandbox import run_program
 probe = (
     "import json, os, sys\\n"
     "import numpy, cgm_venv_probe, cgm_pth_probe\\n"
@@ -568,7 +568,7 @@ def test_venv_in_the_home_directory():
 def test_the_interpreters_own_prefix_in_a_private_home_is_visible():
     """(Like conda in a private home:) the prefixes of this interpreter are seen by every run,
     wherever they live; nothing else of the home directory is."""
-    from cgm_metrics.edit_sim.sandbox import visible_paths
+    from cgm_metrics.execution.sandbox import visible_paths
 
     paths = visible_paths()
     for prefix in {sys.prefix, sys.base_prefix}:

@@ -4,7 +4,7 @@ call for call, with every program run in a sandbox."""
 import datasets
 import evaluate
 
-from cgm_metrics.edit_sim.code_eval import check_candidates, compute_code_eval
+from cgm_metrics.execution.code_eval import check_candidates, compute_code_eval
 from cgm_metrics.hub import CheckedModule
 
 _CITATION = """\

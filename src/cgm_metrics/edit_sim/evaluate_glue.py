@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import check_inputs
-from .code_eval import check_ks
-from .passk import pass_at_k
-from .sandbox import check_count, check_flag, check_limits, require_opt_in, run_tests
+from ..execution.code_eval import check_ks
+from ..execution.passk import pass_at_k
+from ..execution.sandbox import check_count, check_flag, check_limits, require_opt_in, run_tests
 from .similarity import EditSimMetric, check_passed, check_unit
 
 

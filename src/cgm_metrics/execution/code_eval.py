@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..edit_sim.similarity import check_unit, combined_values, edit_similarity
 from .passk import pass_at_k_per_task
 from .sandbox import (
     ENV_SWITCH,
@@ -45,7 +46,6 @@ from .sandbox import (
     code_execution_allowed,
     run_programs,
 )
-from .similarity import check_unit, combined_values, edit_similarity
 
 CODE_EVAL_WARNING = (
     "code_eval executes untrusted model-generated code. This implementation runs every "
