@@ -6,6 +6,7 @@
 * :class:`MetricUnavailableError` (a ``RuntimeError``): a metric that cannot run in this
   installation (a missing database such as WordNet, a plugin that fails to import); a
   default metric is skipped with the reason, a metric asked for by name is an error.
+  :class:`ToolchainMissingError` is one: a language's compiler or interpreter is missing.
 * :class:`UnsupportedLanguageError` (a ``ValueError``): a metric without the language (or
   without ``lang`` where it needs one); likewise skipped or an error.
 """
@@ -19,6 +20,11 @@ class InputError(ValueError):
 
 class MetricUnavailableError(RuntimeError):
     """A metric that cannot run here; the message says why and how to make it run."""
+
+
+class ToolchainMissingError(MetricUnavailableError):
+    """Programs of a language cannot run: its compiler, interpreter or a library its programs
+    import is not installed; the message names the package that provides it."""
 
 
 class UnsupportedLanguageError(ValueError):

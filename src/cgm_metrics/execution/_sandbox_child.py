@@ -696,6 +696,7 @@ class Run:
             PYTHONDONTWRITEBYTECODE="1",
             PYTHONHASHSEED="0",
         )
+        os.environ.update(step.get("env") or {})  # the step's own variables
         sys.argv[:] = [""]
         for number in CATCHABLE:
             signal.signal(number, signal.SIG_DFL)

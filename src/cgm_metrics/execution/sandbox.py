@@ -188,12 +188,16 @@ def check_limits(
 @dataclass(frozen=True)
 class Step:
     """One step of a program: Python code run as code_eval runs it (``python``), or a
-    command (``argv``, its first item an absolute path) whose exit status 0 passes.
-    ``timeout`` (seconds) overrides the limits' timeout for this step."""
+    command (``argv``) whose exit status 0 passes: its first item an absolute path, or
+    ``./NAME`` for a file in the run's private directory (e.g. what an earlier step built).
+    ``timeout`` (seconds) overrides the limits' timeout for this step; ``env`` adds
+    environment variables to the step's fixed environment (``PATH``, ``HOME`` and ``TMPDIR``
+    = the private directory, ``LANG=C.UTF-8``)."""
 
     python: str | None = None
     argv: tuple[str, ...] | None = None
     timeout: float | None = None
+    env: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         if (self.python is None) == (self.argv is None):
@@ -204,11 +208,61 @@ class Step:
             argv = tuple(self.argv)
             if not argv or not all(isinstance(a, str) and "\0" not in a for a in argv):
                 raise ValueError("`argv` must be a non-empty list of strings.")
-            if not os.path.isabs(argv[0]):
-                raise ValueError(f"`argv[0]` must be an absolute path, got {argv[0]!r}.")
+            relative = argv[0].startswith("./") and ".." not in Path(argv[0]).parts
+            if not (os.path.isabs(argv[0]) or relative):
+                raise ValueError(
+                    f"`argv[0]` must be an absolute path or ./NAME (a file of the run's "
+                    f"private directory), got {argv[0]!r}."
+                )
             object.__setattr__(self, "argv", argv)
         if self.timeout is not None:
             object.__setattr__(self, "timeout", check_seconds(self.timeout, "timeout"))
+        if self.env is not None:
+            env = dict(self.env)
+            for key, value in env.items():
+                if (not isinstance(key, str) or not key or "=" in key or "\0" in key
+                        or not isinstance(value, str) or "\0" in value):
+                    raise ValueError(
+                        f"`env` must map variable names to strings, got {key!r}: {value!r}."
+                    )
+            object.__setattr__(self, "env", env)
+
+    def request(self, timeout: float) -> dict:
+        """The step as the worker receives it."""
+        if self.python is not None:
+            return {"kind": "python", "source": self.python, "timeout": timeout,
+                    "env": dict(self.env or {})}
+        return {"kind": "command", "argv": list(self.argv or ()), "timeout": timeout,
+                "env": dict(self.env or {})}
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program of ``steps`` (see :class:`Step`) run one after the other in one private
+    directory, into which ``files`` (relative path -> text) are written first."""
+
+    steps: tuple[Step, ...]
+    files: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        steps = tuple(self.steps) if isinstance(self.steps, Sequence) else ()
+        if not steps or not all(isinstance(s, Step) for s in steps):
+            raise TypeError("`steps` must be a non-empty list of Steps.")
+        object.__setattr__(self, "steps", steps)
+        object.__setattr__(self, "files", _check_files(self.files))
+
+
+def _check_files(files: Mapping[str, str] | None) -> dict[str, str]:
+    if files is None:
+        return {}
+    if not isinstance(files, Mapping):
+        raise TypeError(f"`files` must map relative paths to texts, got {type(files).__name__}.")
+    for name, text in files.items():
+        parts = Path(name).parts if isinstance(name, str) else ()
+        if not name or not isinstance(name, str) or os.path.isabs(name) or ".." in parts \
+                or not isinstance(text, str):
+            raise ValueError(f"`files`: {name!r} must be a relative path to a string.")
+    return dict(files)
 
 
 @dataclass(frozen=True)
@@ -249,19 +303,18 @@ class ExecutionResult:
     timing: Mapping[str, float] = field(default_factory=dict)
 
 
-Program = "str | Step | Sequence[Step]"
-
-
 def _as_steps(program: Any) -> list[Step]:
     if isinstance(program, str):
         return [Step(python=program)]
     if isinstance(program, Step):
         return [program]
+    if isinstance(program, Program):
+        return list(program.steps)
     if isinstance(program, Sequence) and program and all(isinstance(s, Step) for s in program):
         return list(program)
     raise TypeError(
-        "a program is a string of Python code, a Step or a non-empty list of Steps, got "
-        f"{type(program).__name__}."
+        "a program is a string of Python code, a Step, a non-empty list of Steps or a "
+        f"Program, got {type(program).__name__}."
     )
 
 
@@ -372,6 +425,27 @@ def visible_paths() -> list[str]:
                 continue
             found.add(path)
     return sorted(found)
+
+
+def check_paths(paths: Iterable[str]) -> list[str]:
+    """Extra read-only paths for :class:`Sandbox`: existing absolute paths, none of them the
+    root, a scratch directory or the home directory (or above it); a ValueError otherwise."""
+    if isinstance(paths, (str, bytes)):
+        raise TypeError("`paths` must be a list of paths, not one string; wrap it: [path].")
+    homes = _home_dirs()
+    found = []
+    for path in paths:
+        if not isinstance(path, str) or not os.path.isabs(path) or not os.path.exists(path):
+            raise ValueError(f"`paths`: {path!r} must be the absolute path of an existing file "
+                             "or folder.")
+        real = os.path.realpath(path)
+        if real in ("/", "/tmp", "/var/tmp", "/dev/shm", "/proc", "/run") or any(
+            h == real or h.startswith(real.rstrip("/") + "/") for h in homes
+        ):
+            raise ValueError(f"`paths`: {path!r} would show the home directory, the root or a "
+                             "scratch directory to the programs; give the folder that is needed.")
+        found += [os.path.abspath(path), real]
+    return sorted(set(found))
 
 
 def processes_of(uid: int) -> list[int]:
@@ -520,6 +594,10 @@ class Sandbox:
     """One sandbox worker: set up once, then :meth:`run` any number of programs, one at a time,
     each in a fresh process. A context manager; :meth:`close` ends the worker.
 
+    ``paths``: host files or folders the programs also see, read-only, beyond
+    :func:`visible_paths` (e.g. a compiler's installation below the home directory, which is
+    hidden otherwise).
+
     Raises :class:`SandboxError` when the worker cannot be set up or its canary fails (with
     ``check=True``, the default), ``ValueError`` without the opt-in.
     """
@@ -531,8 +609,10 @@ class Sandbox:
         require_isolation: bool = True,
         check: bool = True,
         allow_code_execution: bool = False,
+        paths: Iterable[str] = (),
     ) -> None:
         require_opt_in(allow_code_execution)
+        extra = check_paths(paths)
         self.require_isolation = check_flag(require_isolation, "require_isolation")
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"`limits` must be a Limits, got {type(limits).__name__}.")
@@ -553,7 +633,7 @@ class Sandbox:
         self._stderr = tempfile.TemporaryFile()
         self.isolation: tuple[str, ...] = ()
         self.notes: dict = {}
-        self._paths = visible_paths()
+        self._paths = sorted(set(visible_paths()) | set(extra))
         self._start(namespaces)
         if check:
             self._canary()
@@ -715,33 +795,27 @@ class Sandbox:
         files: Mapping[str, str] | None = None,
         limits: Limits | None = None,
     ) -> ExecutionResult:
-        """Run ``program`` (Python source, a Step or a list of Steps) in a fresh process."""
+        """Run ``program`` (Python source, a Step, a list of Steps or a :class:`Program`) in
+        a fresh process; ``files`` are written into its private directory first (with those
+        of a Program)."""
         steps = _as_steps(program)
         limits = limits if limits is not None else self.limits
         if not isinstance(limits, Limits):
             raise TypeError(f"`limits` must be a Limits, got {type(limits).__name__}.")
-        if files is not None:
-            for name, text in files.items():
-                parts = Path(name).parts
-                if not name or os.path.isabs(name) or ".." in parts or not isinstance(text, str):
-                    raise ValueError(f"`files`: {name!r} must be a relative path to a string.")
+        written = dict(program.files) if isinstance(program, Program) else {}
+        written.update(_check_files(files))
         timeouts = [step.timeout if step.timeout is not None else limits.timeout for step in steps]
         nonce = secrets.token_hex(32)
         request = {
             "op": "run",
             "nonce": nonce,
-            "files": dict(files or {}),
+            "files": written,
             "limits": {
                 "memory_bytes": limits.memory_mb * 1024 * 1024,
                 "max_processes": limits.max_processes,
                 "max_file_bytes": limits.max_file_mb * 1024 * 1024,
             },
-            "steps": [
-                {"kind": "python", "source": s.python, "timeout": t}
-                if s.python is not None
-                else {"kind": "command", "argv": list(s.argv or ()), "timeout": t}
-                for s, t in zip(steps, timeouts, strict=True)
-            ],
+            "steps": [s.request(t) for s, t in zip(steps, timeouts, strict=True)],
         }
         with self._lock:
             if self._process is None:
@@ -873,9 +947,14 @@ def run_programs(
     require_isolation: bool = True,
     allow_code_execution: bool = False,
     progress: Callable[[int], None] | None = None,
+    paths: Iterable[str] = (),
+    prepare: Callable[[Sandbox], None] | None = None,
 ) -> list[ExecutionResult]:
     """Run every program (see :meth:`Sandbox.run`) on ``num_workers`` sandbox workers, each
     set up once; results in the order of ``programs``. ``progress(1)`` is called after each.
+    ``paths``: extra read-only paths (see :class:`Sandbox`); ``prepare(sandbox)``: called in
+    each worker before its first program (e.g. a toolchain's own canary); what it raises
+    stops the run as a harness failure does.
 
     A harness failure in any worker raises :class:`SandboxError` (the other workers stop after
     their current program); no program's failure is ever a harness failure.
@@ -886,6 +965,7 @@ def run_programs(
     items = list(programs)
     for item in items:
         _as_steps(item)
+    extra = check_paths(paths)
     workers = check_count(num_workers, "num_workers", 1, 1024)
     results: list[ExecutionResult | None] = [None] * len(items)
     if not items:
@@ -897,7 +977,9 @@ def run_programs(
     def work() -> None:
         try:
             with Sandbox(limits, require_isolation=require_isolation,
-                         allow_code_execution=True) as sandbox:
+                         allow_code_execution=True, paths=extra) as sandbox:
+                if prepare is not None and not stop.is_set():
+                    prepare(sandbox)
                 while not stop.is_set():
                     index = next(counter)
                     if index >= len(items):

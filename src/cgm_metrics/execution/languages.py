@@ -1,0 +1,707 @@
+"""The execution languages: how a program text of each language is compiled and run in the
+sandbox, and how its outcome reads in MultiPL-E's vocabulary.
+
+A program is one text, ``candidate + "\\n" + test`` as for Python (MultiPL-E's layout: the
+prompt and its completion, then the tests). Each language is one :class:`ExecutionLanguage`
+row of :data:`LANGUAGES`: the tools it needs (found on the host, each with the Debian or npm
+package that provides it), the file the text is written to in the run's private directory,
+the steps that compile and run it (each a :class:`~.sandbox.Step` under the sandbox's limits),
+its timeouts, a tiny program that must pass before any other runs (the toolchain's canary),
+and the rule that turns the steps' outcomes into MultiPL-E's verdict.
+
+Timeouts. ``timeout`` (of code_eval, edit_sim and :func:`run_sources`) is the wall-clock limit
+of the step that runs the program; None means the language's ``default_timeout``: 3 s for
+Python (evaluate's code_eval), MultiPL-E's run timeouts for the others. The compile step has
+a budget of its own, ``compile_timeout`` (30 s, twice MultiPL-E's 15 s: a loaded machine must not
+turn a slow compile into a verdict); Go's one step (``go test`` builds and runs) gets the
+budget plus ``timeout``.
+
+Verdicts (MultiPL-E's ``evaluation/src/eval_*.py`` rules, per language): ``OK``,
+``Exception``, ``SyntaxError`` (a compile or parse error), ``Timeout``, and for JavaScript
+and TypeScript also ``AssertionError`` and ``ReferenceError``. ``passed`` is True exactly when
+the verdict is ``OK`` (MultiPL-E's pass@k counts status OK with exit code 0). Where our
+verdict deliberately differs from what MultiPL-E's harness would record, the row's ``notes``
+say so (PHP and Lua parse errors, a PHP timeout, a Go run that fails without printing FAIL).
+
+The canonical names are the parsing languages' (``cpp``, ``javascript``...); MultiPL-E's own
+keys (``cpp``, ``java``, ``js``, ``ts``, ``go_test.go``, ``rs``, ``php``, ``rb``, ``lua``,
+``sh``, ``py``) are aliases, so a problem file's ``language`` field can be passed as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ToolchainMissingError, UnsupportedLanguageError
+from .sandbox import (
+    ExecutionResult,
+    Limits,
+    Program,
+    Sandbox,
+    SandboxError,
+    Step,
+    StepResult,
+    _home_dirs,
+    require_opt_in,
+    run_programs,
+)
+
+COMPILE_TIMEOUT = 30.0
+VERDICTS = ("OK", "Exception", "SyntaxError", "Timeout", "AssertionError", "ReferenceError")
+
+
+# --- tools ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tool:
+    """Something a language needs on the host: an executable (``candidates`` are absolute
+    paths tried first, then names looked up on PATH) or a file (absolute paths only), and how
+    to install it."""
+
+    name: str
+    candidates: tuple[str, ...]
+    install: str  # e.g. "apt-get install g++"
+    kind: str = "executable"  # or "file"
+
+    def find(self) -> str | None:
+        for candidate in self.candidates:
+            if candidate.startswith("$"):  # an environment variable naming a folder
+                variable, _, rest = candidate[1:].partition("/")
+                folder = os.environ.get(variable)
+                if not folder:
+                    continue
+                candidate = os.path.join(folder, rest)
+            if os.path.isabs(candidate):
+                found: str | None = candidate if os.path.isfile(candidate) else None
+            else:
+                found = shutil.which(candidate)
+            if found is None:
+                continue
+            found = os.path.realpath(found)
+            if self.kind == "executable" and not os.access(found, os.X_OK):
+                continue
+            if os.path.basename(found) == "rustup":  # a rustup proxy: its real compiler
+                found = _rustup_compiler(found, self.name)
+                if found is None:
+                    continue
+            return found
+        return None
+
+
+def _rustup_compiler(proxy: str, name: str) -> str | None:
+    """The compiler a rustup proxy stands for (its toolchain's own binary), or None."""
+    try:
+        done = subprocess.run([proxy, "--print", "sysroot"], capture_output=True, text=True,
+                              timeout=60, env={**os.environ, "RUSTUP_AUTO_INSTALL": "0"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    root = done.stdout.strip()
+    path = os.path.join(root, "bin", name)
+    return path if done.returncode == 0 and root and os.path.isfile(path) else None
+
+
+def _apt(package: str) -> str:
+    return f"apt-get install {package}"
+
+
+GXX = Tool("g++", ("g++",), _apt("g++"))
+JAVAC = Tool("javac", ("$JAVA_HOME/bin/javac", "javac"), _apt("default-jdk-headless"))
+JAVA = Tool("java", ("$JAVA_HOME/bin/java", "java"), _apt("default-jdk-headless"))
+JAVATUPLES = Tool(
+    "javatuples",
+    ("/usr/share/java/javatuples.jar", "/usr/share/java/javatuples-1.2.jar",
+     "/usr/multiple/javatuples-1.2.jar"),
+    _apt("libjavatuples-java"),
+    kind="file",
+)
+NODE = Tool("node", ("node", "nodejs"), _apt("nodejs"))
+TSC = Tool(
+    "tsc",
+    ("tsc", "/usr/lib/node_modules/typescript/bin/tsc",
+     "/usr/local/lib/node_modules/typescript/bin/tsc", "/usr/share/nodejs/typescript/bin/tsc"),
+    "npm install -g typescript@5",
+)
+GO = Tool("go", ("go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"), _apt("golang-go"))
+# Debian's compiler by its path first: a rustup proxy earlier on PATH may have no toolchain
+RUSTC = Tool("rustc", ("/usr/bin/rustc", "rustc"), _apt("rustc"))
+PHP = Tool("php", ("php",), _apt("php-cli"))
+RUBY = Tool("ruby", ("ruby",), _apt("ruby"))
+LUA = Tool("lua", ("lua5.3", "lua"), _apt("lua5.3"))
+LUAUNIT = Tool(
+    "luaunit",
+    ("/usr/share/lua/5.3/luaunit.lua", "/usr/local/share/lua/5.3/luaunit.lua"),
+    _apt("lua-unit"),
+    kind="file",
+)
+BASH = Tool("bash", ("/bin/bash", "/usr/bin/bash", "bash"), _apt("bash"))
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """A language's tools as found on this host: name -> absolute path, and the folders the
+    sandbox must show (read-only) for tools that live where it hides them (a home folder)."""
+
+    language: str
+    tools: dict[str, str]
+    paths: tuple[str, ...] = ()
+
+    def __getitem__(self, name: str) -> str:
+        return self.tools[name]
+
+
+def _exposed_root(path: str) -> str | None:
+    """The installation folder of a tool found below a home folder (the parent of its
+    ``bin``, or its own folder), which the sandbox hides unless told; None elsewhere."""
+    homes = _home_dirs()
+    if not any(path.startswith(home.rstrip("/") + "/") for home in homes):
+        return None
+    folder = os.path.dirname(path)
+    if os.path.basename(folder) == "bin":
+        folder = os.path.dirname(folder)
+    return None if folder in homes else folder
+
+
+# --- verdicts ---------------------------------------------------------------------------------
+
+
+def _ran(step: StepResult) -> str | None:
+    """``Timeout`` or ``OK`` where the step's own outcome decides, else None."""
+    if step.status == "timeout":
+        return "Timeout"
+    if step.passed:
+        return "OK"
+    return None
+
+
+def _exit_status(step: StepResult) -> str:
+    return _ran(step) or "Exception"
+
+
+def _node_errors(text: str) -> str:
+    """MultiPL-E's JavaScript rule on a failed run: the first of these names in the output."""
+    if "ERR_ASSERTION" in text:
+        return "AssertionError"
+    if "SyntaxError" in text:
+        return "SyntaxError"
+    if "ReferenceError" in text:
+        return "ReferenceError"
+    return "Exception"
+
+
+def _python(step: StepResult) -> str:
+    return _ran(step) or ("SyntaxError" if "SyntaxError" in step.stderr else "Exception")
+
+
+def _javascript(step: StepResult) -> str:
+    # MultiPL-E searches the printed CompletedProcess: both streams
+    return _ran(step) or _node_errors(step.stdout + step.stderr)
+
+
+def _typescript(step: StepResult) -> str:
+    return _ran(step) or _node_errors(step.stderr)
+
+
+def _go(step: StepResult) -> str:
+    if step.status == "timeout":
+        return "Timeout"
+    if "[setup failed]" in step.stdout or "[build failed]" in step.stdout:
+        return "SyntaxError"
+    if "FAIL" in step.stdout or not step.passed:
+        return "Exception"
+    return "OK"
+
+
+_PHP_PARSE = re.compile(r"(?:^|\n)(?:PHP )?Parse error: ")
+
+
+def _php(step: StepResult) -> str:
+    if step.status == "timeout":
+        return "Timeout"
+    if _PHP_PARSE.search(step.stdout) or _PHP_PARSE.search(step.stderr):
+        return "SyntaxError"
+    return "OK" if step.passed else "Exception"
+
+
+def _ruby(step: StepResult) -> str:
+    # MultiPL-E: a failed run that printed nothing on stderr failed its tests (test-unit
+    # reports on stdout); anything printed on stderr makes it a SyntaxError
+    return _ran(step) or ("Exception" if step.stderr == "" else "SyntaxError")
+
+
+_LUA_LOAD_ERROR = re.compile(r"^[^\n:]+: main\.lua:\d+: ")
+
+
+def _lua(step: StepResult) -> str:
+    # a chunk that does not load is reported in one line, without a traceback
+    load_error = _LUA_LOAD_ERROR.match(step.stderr) and "stack traceback:" not in step.stderr
+    return _ran(step) or ("SyntaxError" if load_error else "Exception")
+
+
+def _bash(step: StepResult) -> str:
+    return _ran(step) or ("SyntaxError" if "syntax error" in step.stderr else "Exception")
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+Build = Callable[[Toolchain, str, float, float], Program]
+
+
+@dataclass(frozen=True)
+class ExecutionLanguage:
+    """One execution language. ``build(toolchain, text, compile_timeout, timeout)`` gives the
+    :class:`~.sandbox.Program`; ``compile_steps`` is how many of its steps compile (a failure
+    there is the compile verdict); ``classify_compile(step)`` and ``classify_run(step)`` give
+    the verdict of the step that ended the program."""
+
+    name: str
+    display_name: str
+    aliases: tuple[str, ...]
+    tools: tuple[Tool, ...]
+    build: Build
+    classify_run: Callable[[StepResult], str]
+    default_timeout: float
+    canary: str  # a program that must pass (the toolchain's canary in every worker)
+    compile_steps: int = 0
+    compile_timeout: float | None = None
+    classify_compile: Callable[[StepResult], str] = field(
+        default=lambda step: "SyntaxError"
+    )
+    multipl_e: str = ""  # MultiPL-E's command line, for the documentation
+    notes: str = ""  # where our verdict differs from MultiPL-E's harness on purpose
+
+
+def _python_build(toolchain: Toolchain, text: str, compile_timeout: float,
+                  timeout: float) -> Program:
+    return Program((Step(python=text, timeout=timeout),))
+
+
+def _single(tool: str, source: str) -> Build:
+    """A program run by one interpreter: ``tool source``."""
+
+    def build(toolchain: Toolchain, text: str, compile_timeout: float, timeout: float) -> Program:
+        return Program((Step(argv=(toolchain[tool], source), timeout=timeout),), {source: text})
+
+    return build
+
+
+def _cpp_build(toolchain: Toolchain, text: str, compile_timeout: float, timeout: float) -> Program:
+    return Program(
+        (Step(argv=(toolchain["g++"], "main.cpp", "-o", "main", "-std=c++17"),
+              timeout=compile_timeout),
+         Step(argv=("./main",), timeout=timeout)),
+        {"main.cpp": text},
+    )
+
+
+# A file name no sensible public class has: MultiPL-E writes a temporary name, so a program
+# that declares its class public fails to compile there and must here too.
+_JAVA_SOURCE = "program.java"
+
+
+def _java_build(toolchain: Toolchain, text: str, compile_timeout: float,
+                timeout: float) -> Program:
+    jar = toolchain["javatuples"]
+    return Program(
+        (Step(argv=(toolchain["javac"], "-encoding", "UTF8", "-cp", jar, "-d", "classes",
+                    _JAVA_SOURCE), timeout=compile_timeout),
+         Step(argv=(toolchain["java"], "-ea", "-cp", f"classes:{jar}", "Problem"),
+              timeout=timeout)),
+        {_JAVA_SOURCE: text},
+    )
+
+
+def _typescript_build(toolchain: Toolchain, text: str, compile_timeout: float,
+                      timeout: float) -> Program:
+    node = toolchain["node"]
+    return Program(
+        (Step(argv=(node, toolchain["tsc"], "--target", "esnext", "main.ts"),
+              timeout=compile_timeout),
+         Step(argv=(node, "main.js"), timeout=timeout)),
+        {"main.ts": text},
+    )
+
+
+_GO_ENV = {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off", "GOFLAGS": ""}
+
+
+def _go_build(toolchain: Toolchain, text: str, compile_timeout: float, timeout: float) -> Program:
+    # one step as in MultiPL-E: `go test` builds and runs (its build cache, GOPATH and
+    # configuration in the run's private HOME)
+    return Program(
+        (Step(argv=(toolchain["go"], "test", "main_test.go"), timeout=compile_timeout + timeout,
+              env=_GO_ENV),),
+        {"main_test.go": text},
+    )
+
+
+def _rust_build(toolchain: Toolchain, text: str, compile_timeout: float,
+                timeout: float) -> Program:
+    return Program(
+        (Step(argv=(toolchain["rustc"], "main.rs", "-o", "main"), timeout=compile_timeout),
+         Step(argv=("./main",), timeout=timeout)),
+        {"main.rs": text},
+    )
+
+
+def _rust_compile(step: StepResult) -> str:
+    return "Timeout" if step.status == "timeout" else "SyntaxError"
+
+
+_CANARIES = {
+    "python": "def add(a, b):\n    return a + b\n\nassert add(2, 3) == 5\n",
+    "cpp": "#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) {\n"
+           "    return a + b;\n}\nint main() {\n    auto candidate = add;\n"
+           "    assert(candidate((2), (3)) == (5));\n}\n",
+    "java": "import java.util.*;\nimport org.javatuples.*;\nclass Problem {\n"
+            "    public static Pair<Long, Long> add(long a, long b) {\n"
+            "        return Pair.with(a + b, a - b);\n    }\n"
+            "    public static void main(String[] args) {\n"
+            "    assert(add((2l), (3l)).equals((Pair.with(5l, -1l))));\n    }\n\n}\n",
+    "javascript": "function add(a, b){\n  return a + b;\n}\n\n"
+                  "const assert = require('node:assert');\n\nfunction test() {\n"
+                  "  let candidate = add;\n  assert.deepEqual(candidate(2, 3),5);\n}\n\ntest();\n",
+    "typescript": "function add(a: number, b: number): number {\n  return a + b;\n}\n\n"
+                  "declare var require: any;\nconst assert = require('node:assert');\n\n"
+                  "function test() {\n  let candidate = add;\n"
+                  "  assert.deepEqual(candidate(2, 3),5);\n}\n\ntest();\n",
+    "go": "package add_test\n\nimport (\n    \"testing\"\n    \"fmt\"\n)\n\n"
+          "func add(a int, b int) int {\n    return a + b\n}\n\n"
+          "func TestAdd(t *testing.T) {\n  candidate := add\n"
+          "  if fmt.Sprintf(\"%v\", candidate(2, 3)) != fmt.Sprintf(\"%v\", 5) {\n"
+          "    t.Errorf(\"expected 5\")\n  }\n}\n",
+    "rust": "fn add(a: isize, b: isize) -> isize {\n    a + b\n}\n\nfn main() {\n"
+            "    let candidate = add;\n    assert_eq!(candidate(2, 3), 5);\n}\n",
+    "php": "<?php\nfunction add($a, $b) {\n    return $a + $b;\n}\n"
+           "function candidate(...$args) {\n    return add(...$args);\n}\n\n"
+           "function test(): void {\n"
+           "    if (candidate(2, 3) !== 5) { throw new Exception(\"Test failed!\"); }\n}\n\n"
+           "test();\n",
+    "ruby": "def add(a, b)\n  a + b\nend\n\nrequire 'test/unit'\n"
+            "class TestHumanEval < Test::Unit::TestCase\n  def test_add\n"
+            "    candidate = method(:add)\n    assert_equal(5, candidate.call(2, 3))\n"
+            "  end\nend\n",
+    "lua": "local function add(a, b)\n  return a + b\nend\n\nlu = require('luaunit')\n\n"
+           "function test_humaneval()\nlocal candidate = add\n"
+           "    lu.assertEquals(candidate(2, 3), 5)\nend\n\nos.exit(lu.LuaUnit.run())\n",
+    "bash": "#!/bin/bash\nadd() {\n    echo $(( $1 + $2 ))\n}\n\ncandidate() {\n"
+            "    add \"$@\"\n}\n\nset -e\nrun_test() {\n"
+            "    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n}\n\nrun_test\n",
+}
+
+LANGUAGES: dict[str, ExecutionLanguage] = {
+    spec.name: spec
+    for spec in (
+        ExecutionLanguage(
+            "python", "Python", ("py", "python3"), (), _python_build, _python, 3.0,
+            _CANARIES["python"],
+            multipl_e="python3 F (15 s); here the sandbox's own interpreter, as evaluate's "
+                      "code_eval runs a program (exec in a fresh namespace)",
+        ),
+        ExecutionLanguage(
+            "cpp", "C++", ("c++", "cxx", "cc"), (GXX,), _cpp_build, _exit_status, 15.0,
+            _CANARIES["cpp"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
+            multipl_e="g++ F -o F_noext -std=c++17, then F_noext (15 s each)",
+        ),
+        ExecutionLanguage(
+            "java", "Java", (), (JAVAC, JAVA, JAVATUPLES), _java_build, _exit_status, 15.0,
+            _CANARIES["java"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
+            multipl_e="javac -encoding UTF8 -d DIR F (javatuples on the classpath), then "
+                      "java -ea -cp DIR:javatuples.jar Problem (15 s each)",
+        ),
+        ExecutionLanguage(
+            "javascript", "JavaScript", ("js", "node", "nodejs"), (NODE,), _single("node",
+            "main.js"), _javascript, 5.0, _CANARIES["javascript"],
+            multipl_e="node F (5 s)",
+        ),
+        ExecutionLanguage(
+            "typescript", "TypeScript", ("ts",), (NODE, TSC), _typescript_build, _typescript,
+            15.0, _CANARIES["typescript"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
+            multipl_e="tsc --target esnext F.ts, then node F.js (15 s each)",
+        ),
+        ExecutionLanguage(
+            "go", "Go", ("golang", "go_test.go"), (GO,), _go_build, _go, 15.0, _CANARIES["go"],
+            compile_timeout=COMPILE_TIMEOUT,
+            multipl_e="go test F_test.go (30 s for building and running)",
+            notes="a run that fails without printing FAIL is an Exception here (MultiPL-E "
+                  "would record OK with a nonzero exit code, which its pass@k does not count)",
+        ),
+        ExecutionLanguage(
+            "rust", "Rust", ("rs",), (RUSTC,), _rust_build, _exit_status, 5.0,
+            _CANARIES["rust"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
+            classify_compile=_rust_compile,
+            multipl_e="rustc F -o F_noext (edition 2015, 15 s; a compile timeout is Timeout), "
+                      "then F_noext (5 s)",
+        ),
+        ExecutionLanguage(
+            "php", "PHP", (), (PHP,), _single("php", "main.php"), _php, 15.0, _CANARIES["php"],
+            multipl_e="php F (15 s)",
+            notes="a parse error is a SyntaxError wherever PHP prints it (MultiPL-E looks for "
+                  "it on stdout only, where PHP's CLI with Debian's php.ini never prints it, "
+                  "and records Exception); a timeout is Timeout (MultiPL-E: Exception)",
+        ),
+        ExecutionLanguage(
+            "ruby", "Ruby", ("rb",), (RUBY,), _single("ruby", "main.rb"), _ruby, 5.0,
+            _CANARIES["ruby"],
+            multipl_e="ruby F (5 s); a failed run that wrote to stderr is a SyntaxError",
+        ),
+        ExecutionLanguage(
+            "lua", "Lua", (), (LUA, LUAUNIT), _single("lua", "main.lua"), _lua, 15.0,
+            _CANARIES["lua"],
+            multipl_e="lua F (Lua 5.3 with luaunit, 15 s)",
+            notes="a chunk that does not parse is a SyntaxError (MultiPL-E's Lua rule has no "
+                  "SyntaxError and records Exception)",
+        ),
+        ExecutionLanguage(
+            "bash", "Bash", ("sh", "shell"), (BASH,), _single("bash", "main.sh"), _bash, 15.0,
+            _CANARIES["bash"],
+            multipl_e="bash F (15 s)",
+        ),
+    )
+}
+
+ALIASES: dict[str, str] = {
+    alias: spec.name for spec in LANGUAGES.values() for alias in spec.aliases
+}
+
+
+def execution_languages() -> list[str]:
+    """The names of the execution languages, in the table's order."""
+    return list(LANGUAGES)
+
+
+def get_language(lang: Any, argument: str = "lang") -> ExecutionLanguage:
+    """The row of ``lang`` (a name or alias, any case; MultiPL-E's keys included); an
+    :class:`UnsupportedLanguageError` listing the languages otherwise."""
+    if isinstance(lang, (list, tuple)) and len(lang) == 1:
+        lang = lang[0]
+    if not isinstance(lang, str):
+        raise TypeError(
+            f"`{argument}` must be a language name such as 'python' or 'cpp', got "
+            f"{type(lang).__name__}. Execution languages: {', '.join(LANGUAGES)}."
+        )
+    key = lang.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in LANGUAGES:
+        raise UnsupportedLanguageError(
+            f"`{argument}`={lang!r} is not an execution language; programs can run in "
+            f"{', '.join(LANGUAGES)} (aliases: {', '.join(sorted(ALIASES))})."
+        )
+    return LANGUAGES[key]
+
+
+def find_toolchain(lang: Any) -> Toolchain:
+    """The tools of ``lang`` on this host, or a :class:`ToolchainMissingError` naming what to
+    install."""
+    spec = get_language(lang)
+    found: dict[str, str] = {}
+    missing: list[Tool] = []
+    for tool in spec.tools:
+        path = tool.find()
+        if path is None:
+            missing.append(tool)
+        else:
+            found[tool.name] = path
+    if missing:
+        names = ", ".join(tool.name for tool in missing)
+        fixes = "; ".join(dict.fromkeys(tool.install for tool in missing))
+        raise ToolchainMissingError(
+            f"{spec.display_name} programs cannot run here: {names} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed. Install it: {fixes} "
+            f"(with sudo unless root); `cgm modules --languages` lists what can run here."
+        )
+    roots = [_exposed_root(path) for path in found.values()]
+    return Toolchain(spec.name, found, tuple(sorted({r for r in roots if r is not None})))
+
+
+# --- programs and verdicts ---------------------------------------------------------------------
+
+
+def default_timeout(lang: Any) -> float:
+    """The run timeout ``timeout=None`` means for ``lang``."""
+    return get_language(lang).default_timeout
+
+
+def steps_for(lang: Any, program_text: str, timeout: float | None = None,
+              toolchain: Toolchain | None = None) -> Program:
+    """The :class:`~.sandbox.Program` (its files and steps) that compiles and runs
+    ``program_text`` in ``lang``, its run step limited to ``timeout`` seconds (None: the
+    language's default). Raises :class:`ToolchainMissingError` when the tools are missing."""
+    spec = get_language(lang)
+    if not isinstance(program_text, str):
+        raise TypeError(f"a program must be a string of code, got {type(program_text).__name__}.")
+    toolchain = toolchain if toolchain is not None else find_toolchain(spec.name)
+    run_timeout = spec.default_timeout if timeout is None else float(timeout)
+    return spec.build(toolchain, program_text, spec.compile_timeout or 0.0, run_timeout)
+
+
+def verdict(result: ExecutionResult, lang: Any) -> str:
+    """MultiPL-E's verdict of a sandboxed run of a program built by :func:`steps_for`."""
+    spec = get_language(lang)
+    steps = result.steps
+    if not steps:
+        raise ValueError("the result has no step: it is not a run of a program.")
+    last = len(steps) - 1
+    if last < spec.compile_steps and not steps[last].passed:
+        return spec.classify_compile(steps[last])
+    outcome = spec.classify_run(steps[last])
+    if outcome == "OK" and not result.passed:  # OK needs exit status 0 (MultiPL-E's pass@k)
+        return "Exception"
+    return outcome
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One program's outcome: ``passed`` (the verdict is OK), MultiPL-E's ``verdict`` and the
+    sandbox's :class:`~.sandbox.ExecutionResult`."""
+
+    passed: bool
+    verdict: str
+    result: ExecutionResult
+
+
+def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Toolchain,
+                       timeout: float) -> None:
+    """The toolchain's canary in one worker: its tiny right program must pass there, or a
+    :class:`~.sandbox.SandboxError` says why (a harness failure, never a verdict)."""
+    if spec.name == "python":
+        return  # the sandbox's own canary covered the interpreter
+    program = spec.build(toolchain, spec.canary, max(spec.compile_timeout or 0.0, 60.0),
+                         max(timeout, 30.0))
+    result = sandbox.run(program)
+    outcome = verdict(result, spec.name)
+    if outcome == "OK":
+        return
+    step = result.steps[-1]
+    detail = (step.stderr.strip() or step.stdout.strip())[-1500:]
+    hint = (
+        f" The limit {step.limit} ended it: raise it (e.g. memory_mb) for {spec.display_name}."
+        if step.limit not in (None, "timeout") else ""
+    )
+    raise SandboxError(
+        f"the {spec.display_name} toolchain ({', '.join(toolchain.tools.values())}) does not "
+        f"work inside the sandbox: its canary program, which must pass, ended with "
+        f"{outcome} ({step.result}; status {step.status}).{hint} Its output: {detail!r}. This "
+        "is a harness failure, not a program's; no program was counted."
+    )
+
+
+def run_sources(
+    programs: Iterable[str],
+    lang: Any = "python",
+    *,
+    limits: Limits | None = None,
+    num_workers: int = 4,
+    require_isolation: bool = True,
+    allow_code_execution: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> list[Outcome]:
+    """Run every program text of ``lang`` in the sandbox (compiled where the language needs
+    it), each worker first checking the toolchain with its canary; outcomes in order.
+    ``limits.timeout`` is the run step's limit (build the limits with
+    ``timeout=default_timeout(lang)`` for the language's default).
+
+    Raises :class:`ToolchainMissingError` before anything runs when the language's tools are
+    missing, :class:`~.sandbox.SandboxError` on a harness failure."""
+    require_opt_in(allow_code_execution)
+    spec = get_language(lang)
+    texts = list(programs)
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"program {index} is {type(text).__name__}, not a string of code.")
+    limits = limits if limits is not None else Limits(timeout=spec.default_timeout)
+    toolchain = find_toolchain(spec.name)
+    built: Sequence[Any]
+    if spec.name == "python":
+        built = texts  # the sandbox's own interpreter, as today
+    else:
+        built = [steps_for(spec.name, text, limits.timeout, toolchain) for text in texts]
+
+    def prepare(sandbox: Sandbox) -> None:
+        check_toolchain_in(sandbox, spec, toolchain, limits.timeout)
+
+    results = run_programs(
+        built,
+        limits=limits,
+        num_workers=num_workers,
+        require_isolation=require_isolation,
+        allow_code_execution=True,
+        progress=progress,
+        paths=toolchain.paths,
+        prepare=None if spec.name == "python" else prepare,
+    )
+    outcomes = []
+    for result in results:
+        outcome = verdict(result, spec.name)
+        outcomes.append(Outcome(outcome == "OK", outcome, result))
+    return outcomes
+
+
+def tool_version(path: str) -> str:
+    """The first line a tool prints about its version (for listings), or ''."""
+    name = os.path.basename(path)
+    if name.endswith((".jar", ".lua")):
+        return ""
+    flags = {"java": "-version", "javac": "-version", "go": "version"}
+    flag = "-v" if name.startswith("lua") else flags.get(name, "--version")
+    try:
+        done = subprocess.run([path, flag], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    text = (done.stdout.strip() or done.stderr.strip()).splitlines()
+    return text[0].strip() if text else ""
+
+
+def describe_languages(versions: bool = False) -> list[dict[str, Any]]:
+    """Per execution language: name, display name, aliases, whether it can run here, its
+    tools (paths, and with ``versions`` their version lines) or the reason and the fix."""
+    rows = []
+    for spec in LANGUAGES.values():
+        row: dict[str, Any] = {"name": spec.name, "display_name": spec.display_name,
+                               "aliases": list(spec.aliases), "default_timeout":
+                               spec.default_timeout, "compile_timeout": spec.compile_timeout}
+        try:
+            toolchain = find_toolchain(spec.name)
+        except ToolchainMissingError as error:
+            row.update(available=False, reason=str(error), tools={})
+        else:
+            tools = dict(toolchain.tools)
+            if spec.name == "python":
+                import sys
+
+                tools = {"python": sys.executable}
+            row.update(available=True, reason="", tools=tools)
+            if versions:
+                row["versions"] = {name: tool_version(path) for name, path in tools.items()}
+        rows.append(row)
+    return rows
+
+
+__all__ = [
+    "ALIASES",
+    "COMPILE_TIMEOUT",
+    "LANGUAGES",
+    "VERDICTS",
+    "ExecutionLanguage",
+    "Outcome",
+    "Tool",
+    "Toolchain",
+    "ToolchainMissingError",
+    "default_timeout",
+    "describe_languages",
+    "execution_languages",
+    "find_toolchain",
+    "get_language",
+    "run_sources",
+    "steps_for",
+    "tool_version",
+    "verdict",
+]
