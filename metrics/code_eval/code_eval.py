@@ -24,7 +24,8 @@ HF_ALLOW_CODE_EVAL opt-in, same (pass_at_k, results) return value), but every pr
 sandbox: its own interpreter in new Linux PID, mount and network namespaces, under a uid of its
 own, with CPU, memory, process and file limits. A pass means the program text ran to its end:
 exiting early with status 0 is a failure. With `solutions`, EDIT-SIM and COMBINED
-(Dibia et al., 2023) are added.
+(Dibia et al., 2023) are added. With `lang`, programs in C++, Java, JavaScript, TypeScript, Go,
+Rust, PHP, Ruby, Lua or Bash run the same way, with MultiPL-E's verdicts.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -36,8 +37,10 @@ Args:
         number of candidates is left out, as in code_eval (with a warning).
     num_workers (int): programs run at the same time, each worker a sandbox set up once
         (default 4).
-    timeout (float): wall-clock seconds each program may run (default 3.0; at most 86400);
-        its CPU time is limited to the next whole second plus one.
+    timeout (float): wall-clock seconds each program may run (default 3.0 for Python, as
+        code_eval; for the other languages MultiPL-E's: 15, or 5 for JavaScript, Ruby and
+        Rust; at most 86400); its CPU time is limited to the next whole second plus one. A
+        compiled language's compile step has a budget of its own (30 s).
     memory_mb (int, optional): address space per process, in MiB (default 8192, or half the
         machine's memory if less, at least 1024).
     max_processes (int, optional): processes and threads a program may have together
@@ -49,17 +52,28 @@ Args:
     unit ("char" or "token"): the unit of EDIT-SIM (default "char").
     allow_code_execution (bool): opt in by argument (True or False only); the environment
         variable HF_ALLOW_CODE_EVAL="1" opts in as for code_eval.
+    lang (str): the language of the programs (default "python"): "python", "cpp", "java",
+        "javascript", "typescript", "go", "rust", "php", "ruby", "lua" or "bash" (or
+        MultiPL-E's keys: "js", "ts", "go_test.go", "rs", "rb", "sh"...). Each program is
+        `candidate + "\n" + test` as for Python (MultiPL-E's layout), compiled where needed
+        and run in the sandbox. A language whose toolchain is missing raises an error naming
+        the package to install (`cgm modules --languages` lists what runs here).
 Returns:
     pass_at_k (dict): "pass@k" -> mean estimate over tasks (0..1) for each k kept.
     results (dict): task index -> list of (completion_id, result) with result a dict of
         "task_id", "passed", "result" ("passed", "timed out" or "failed: <error>"),
-        "completion_id", "status" ("passed", "failed", "timeout" or "killed") and "limit"
+        "completion_id", "status" ("passed", "failed", "timeout" or "killed"), "limit"
         (the limit that ended the program: "timeout", "memory_mb", "max_processes",
-        "max_file_mb", "open_files" or None).
+        "max_file_mb", "open_files" or None) and "verdict", MultiPL-E's status ("OK",
+        "Exception", "SyntaxError" for a compile or parse error, "Timeout"; JavaScript and
+        TypeScript also "AssertionError" and "ReferenceError"); "passed" is verdict == "OK".
 Raises:
     ValueError: a bad value of any argument (naming it), before anything runs.
     SandboxError (a RuntimeError): the sandbox could not be set up or could not start a
-        program; never counted as a failed candidate.
+        program, or a language's toolchain does not work in it; never counted as a failed
+        candidate.
+    ToolchainMissingError (a RuntimeError): the language's compiler or interpreter is not
+        installed; the message names the package.
 Examples:
     >>> code_eval = evaluate.load("cgm/code_eval")
     >>> test_cases = ["assert add(2,3)==5"]
@@ -116,13 +130,14 @@ class CodeEval(CheckedModule, evaluate.Metric):
         references,
         k=[1, 10, 100],  # noqa: B006 - code_eval's default, never mutated
         num_workers=4,
-        timeout=3.0,
+        timeout=None,
         solutions=None,
         unit="char",
         allow_code_execution=False,
         memory_mb=None,
         max_processes=None,
         max_file_mb=None,
+        lang="python",
     ):
         return compute_code_eval(
             predictions,
@@ -136,4 +151,5 @@ class CodeEval(CheckedModule, evaluate.Metric):
             memory_mb=memory_mb,
             max_processes=max_processes,
             max_file_mb=max_file_mb,
+            lang=lang,
         )

@@ -53,7 +53,11 @@ Args:
         run in the sandbox to obtain `passed`. Needs `allow_code_execution=True` or the
         environment variable HF_ALLOW_CODE_EVAL="1".
     allow_code_execution (bool): opt in to running `tests` (default False).
-    timeout (float): wall-clock seconds per program (default 3.0; at most 86400).
+    lang (str): the language `tests` run in (default "python"; also "cpp", "java",
+        "javascript", "typescript", "go", "rust", "php", "ruby", "lua", "bash", or
+        MultiPL-E's keys), compiled where needed, in the sandbox.
+    timeout (float): wall-clock seconds per program (default 3.0 for Python; MultiPL-E's
+        for the other languages: 15, or 5 for JavaScript, Ruby and Rust; at most 86400).
     num_workers (int): programs run at the same time (default 4).
     memory_mb (int, optional): address space per process, in MiB (default 8192, or half the
         machine's memory if less, at least 1024).
@@ -68,6 +72,8 @@ Returns:
         outcomes.
     passed (list of bool): per-item outcome (given, or from the sandbox when `tests` ran),
         with return_per_sample and outcomes.
+    verdicts (list of str): per-item MultiPL-E verdict ("OK", "Exception", "SyntaxError",
+        "Timeout"...), with return_per_sample when `tests` ran.
 Examples:
     >>> edit_sim = evaluate.load("cgm/edit_sim")
     >>> result = edit_sim.compute(predictions=["kitten"], references=["sitting"])
@@ -104,11 +110,12 @@ class EditSim(CheckedModule, evaluate.Metric):
         return_per_sample=False,
         tests=None,
         allow_code_execution=False,
-        timeout=3.0,
+        timeout=None,
         num_workers=4,
         memory_mb=None,
         max_processes=None,
         max_file_mb=None,
+        lang="python",
     ):
         return_per_sample = check_flag(return_per_sample, "return_per_sample")
         return compute_edit_sim(
@@ -126,4 +133,5 @@ class EditSim(CheckedModule, evaluate.Metric):
             memory_mb=memory_mb,
             max_processes=max_processes,
             max_file_mb=max_file_mb,
+            lang=lang,
         )

@@ -9,8 +9,9 @@ import numpy as np
 
 from ..core.inputs import check_inputs
 from ..execution.code_eval import check_ks
+from ..execution.languages import get_language, run_sources
 from ..execution.passk import pass_at_k
-from ..execution.sandbox import check_count, check_flag, check_limits, require_opt_in, run_tests
+from ..execution.sandbox import check_count, check_flag, check_limits, require_opt_in
 from .similarity import EditSimMetric, check_passed, check_unit
 
 
@@ -58,38 +59,51 @@ def compute_edit_sim(
     return_per_sample: bool = False,
     tests: Any = None,
     allow_code_execution: bool = False,
-    timeout: Any = 3.0,
+    timeout: Any = None,
     num_workers: Any = 4,
     memory_mb: Any = None,
     max_processes: Any = None,
     max_file_mb: Any = None,
+    lang: Any = "python",
 ) -> dict:
     """EDIT-SIM, and with outcomes (given or from sandboxed tests) PASS, pass@k and COMBINED.
-    Every argument is checked (a ValueError naming a bad one) before any test runs."""
+    ``lang``: the language ``tests`` run in (``execution.languages``; ``timeout`` None is its
+    default, 3.0 s for Python). Every argument is checked (a ValueError naming a bad one)
+    before any test runs."""
     preds, refs = check_inputs(predictions, references)
     check_unit(unit)
     return_per_sample = check_flag(return_per_sample, "return_per_sample")
     check_flag(allow_code_execution, "allow_code_execution")
-    limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
+    language = get_language(lang)
+    limits = check_limits(language.default_timeout if timeout is None else timeout, memory_mb,
+                          max_processes, max_file_mb)
     workers = check_count(num_workers, "num_workers", 1, 1024)
     ks = None if k is None else check_ks(k)
+    verdicts = None
     if tests is not None:
         if passed is not None:
             raise ValueError("Give either `passed` (known outcomes) or `tests` (to run), not both.")
         require_opt_in(allow_code_execution)
         if isinstance(tests, str) or not isinstance(tests, Sequence):
             raise TypeError("`tests` must be a list with one test program (a string) per item.")
-        results = run_tests(
-            preds,
-            list(tests),
-            timeout=limits.timeout,
+        tests = list(tests)
+        if len(tests) != len(preds):
+            raise ValueError(
+                f"`predictions` has {len(preds)} items but `tests` has {len(tests)}; give one "
+                "test program per prediction."
+            )
+        for index, test in enumerate(tests):
+            if not isinstance(test, str):
+                raise TypeError(f"`tests[{index}]` is {type(test).__name__}, not a string.")
+        runs = run_sources(
+            [f"{prediction}\n{test}" for prediction, test in zip(preds, tests, strict=True)],
+            language.name,
+            limits=limits,
             num_workers=workers,
             allow_code_execution=True,
-            memory_mb=limits.memory_mb,
-            max_processes=limits.max_processes,
-            max_file_mb=limits.max_file_mb,
         )
-        passed = [result.passed for result in results]
+        passed = [run.passed for run in runs]
+        verdicts = [run.verdict for run in runs]
     metric = EditSimMetric(unit=unit)
     if passed is None:
         if k is not None or task_ids is not None:
@@ -117,4 +131,6 @@ def compute_edit_sim(
         output["scores"] = [float(x) for x in stats[:, 2]]
         output["combined_scores"] = [float(x) for x in stats[:, 0]]
         output["passed"] = [bool(x) for x in outcomes]
+        if verdicts is not None:
+            output["verdicts"] = verdicts
     return output

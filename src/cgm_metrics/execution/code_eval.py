@@ -8,9 +8,14 @@ that every task has enough candidates for (code_eval leaves the others out; so d
 warning); ``results`` maps each task's index to its ``(completion_id, result)`` pairs in order,
 each result a dict with ``task_id``, ``passed``, ``result`` (``"passed"``, ``"timed out"`` or
 ``"failed: <error>"``) and ``completion_id``, plus ``status`` (``"passed"``, ``"failed"``,
-``"timeout"`` or ``"killed"``) and ``limit`` (the limit that ended the program: ``"timeout"``,
-``"memory_mb"``, ``"max_processes"``, ``"max_file_mb"``, ``"open_files"``, or None). As in
+``"timeout"`` or ``"killed"``), ``limit`` (the limit that ended the program: ``"timeout"``,
+``"memory_mb"``, ``"max_processes"``, ``"max_file_mb"``, ``"open_files"``, or None) and
+``verdict`` (MultiPL-E's: ``"OK"``, ``"Exception"``, ``"SyntaxError"``, ``"Timeout"``...). As in
 code_eval a candidate's program is ``candidate + "\\n" + test``, run in a fresh namespace.
+
+``lang`` (default ``"python"``) runs the programs in another language: C++, Java, JavaScript,
+TypeScript, Go, Rust, PHP, Ruby, Lua or Bash (MultiPL-E's layout: prompt + completion, then the
+tests), compiled where needed, every step in the sandbox (see ``execution.languages``).
 
 Limits (``memory_mb``, ``max_processes``, ``max_file_mb``; ``timeout`` as in code_eval) have
 defaults under which every correct program of HumanEval or MBPP passes as in code_eval (see
@@ -37,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..edit_sim.similarity import check_unit, combined_values, edit_similarity
+from .languages import get_language, run_sources
 from .passk import pass_at_k_per_task
 from .sandbox import (
     ENV_SWITCH,
@@ -44,7 +50,6 @@ from .sandbox import (
     check_flag,
     check_limits,
     code_execution_allowed,
-    run_programs,
 )
 
 CODE_EVAL_WARNING = (
@@ -141,25 +146,30 @@ def compute_code_eval(
     references: Any,
     k: Any = (1, 10, 100),
     num_workers: Any = 4,
-    timeout: Any = 3.0,
+    timeout: Any = None,
     solutions: Any = None,
     unit: str = "char",
     allow_code_execution: bool = False,
     memory_mb: Any = None,
     max_processes: Any = None,
     max_file_mb: Any = None,
+    lang: Any = "python",
 ) -> tuple[dict[str, Any], defaultdict]:
     """code_eval's ``(pass_at_k, results)``; ``solutions`` (a reference solution, or a list of
-    them, per task) adds the mean ``edit_sim`` and ``combined`` over all candidates."""
+    them, per task) adds the mean ``edit_sim`` and ``combined`` over all candidates. ``lang``:
+    the language the programs are run in (``execution.languages``); ``timeout`` None is the
+    language's default (3.0 s for Python, as code_eval)."""
     if not code_execution_allowed(allow_code_execution):
         raise ValueError(CODE_EVAL_WARNING)
+    language = get_language(lang)
     tasks = check_candidates(predictions)
     if not tasks:
         raise ValueError("`predictions` is empty; give at least one task with candidates.")
     tests = _check_tests(references, len(tasks))
     ks = check_ks(k)
     workers = check_count(num_workers, "num_workers", 1, 1024)
-    limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
+    limits = check_limits(language.default_timeout if timeout is None else timeout, memory_mb,
+                          max_processes, max_file_mb)
     references_per_task = _check_solutions(solutions, len(tasks))
     check_unit(unit)
     jobs = [
@@ -174,8 +184,9 @@ def compute_code_eval(
     # a progress bar on a terminal (tqdm shows none when stderr is not one)
     with tqdm(total=len(jobs), desc="code_eval", unit="program", disable=None,
               leave=False) as bar:
-        outcomes = run_programs(
+        outcomes = run_sources(
             [program for _, _, program in jobs],
+            language.name,
             limits=limits,
             num_workers=workers,
             allow_code_execution=True,
@@ -186,10 +197,11 @@ def compute_code_eval(
         record: dict[str, Any] = {
             "task_id": task_id,
             "passed": outcome.passed,
-            "result": outcome.result,
+            "result": outcome.message,
             "completion_id": completion_id,
-            "status": outcome.status,
-            "limit": outcome.limit,
+            "status": outcome.result.status,
+            "limit": outcome.result.limit,
+            "verdict": outcome.verdict,
         }
         results[task_id].append((completion_id, record))
     total = np.array([len(entries) for entries in results.values()])

@@ -13,8 +13,7 @@ Timeouts. ``timeout`` (of code_eval, edit_sim and :func:`run_sources`) is the wa
 of the step that runs the program; None means the language's ``default_timeout``: 3 s for
 Python (evaluate's code_eval), MultiPL-E's run timeouts for the others. The compile step has
 a budget of its own, ``compile_timeout`` (30 s, twice MultiPL-E's 15 s: a loaded machine must not
-turn a slow compile into a verdict); Go's one step (``go test`` builds and runs) gets the
-budget plus ``timeout``.
+turn a slow compile into a verdict), so a program takes at most ``compile_timeout + timeout``.
 
 Verdicts (MultiPL-E's ``evaluation/src/eval_*.py`` rules, per language): ``OK``,
 ``Exception``, ``SyntaxError`` (a compile or parse error), ``Timeout``, and for JavaScript
@@ -209,13 +208,10 @@ def _typescript(step: StepResult) -> str:
 
 
 def _go(step: StepResult) -> str:
+    # MultiPL-E: "FAIL" on stdout is an Exception (a build that fails is the compile step's)
     if step.status == "timeout":
         return "Timeout"
-    if "[setup failed]" in step.stdout or "[build failed]" in step.stdout:
-        return "SyntaxError"
-    if "FAIL" in step.stdout or not step.passed:
-        return "Exception"
-    return "OK"
+    return "Exception" if "FAIL" in step.stdout or not step.passed else "OK"
 
 
 _PHP_PARSE = re.compile(r"(?:^|\n)(?:PHP )?Parse error: ")
@@ -333,11 +329,14 @@ _GO_ENV = {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off", "GOFL
 
 
 def _go_build(toolchain: Toolchain, text: str, compile_timeout: float, timeout: float) -> Program:
-    # one step as in MultiPL-E: `go test` builds and runs (its build cache, GOPATH and
-    # configuration in the run's private HOME)
+    # MultiPL-E runs `go test F_test.go`; here its two halves, so that each has its own limit:
+    # `go test -c` builds (and vets, as go test does) the test binary, with its build cache,
+    # GOPATH and configuration in the run's private HOME; then the binary runs as go test
+    # runs it (a test that exits with status 0 early fails)
     return Program(
-        (Step(argv=(toolchain["go"], "test", "main_test.go"), timeout=compile_timeout + timeout,
-              env=_GO_ENV),),
+        (Step(argv=(toolchain["go"], "test", "-c", "-o", "main.test", "main_test.go"),
+              timeout=compile_timeout, env=_GO_ENV),
+         Step(argv=("./main.test", "-test.paniconexit0"), timeout=timeout)),
         {"main_test.go": text},
     )
 
@@ -428,8 +427,9 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
         ),
         ExecutionLanguage(
             "go", "Go", ("golang", "go_test.go"), (GO,), _go_build, _go, 15.0, _CANARIES["go"],
-            compile_timeout=COMPILE_TIMEOUT,
-            multipl_e="go test F_test.go (30 s for building and running)",
+            compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
+            multipl_e="go test F_test.go (30 s for building and running; a failed build or "
+                      "setup is a SyntaxError); here go test -c, then the test binary",
             notes="a run that fails without printing FAIL is an Exception here (MultiPL-E "
                   "would record OK with a nonzero exit code, which its pass@k does not count)",
         ),
@@ -559,12 +559,27 @@ def verdict(result: ExecutionResult, lang: Any) -> str:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One program's outcome: ``passed`` (the verdict is OK), MultiPL-E's ``verdict`` and the
-    sandbox's :class:`~.sandbox.ExecutionResult`."""
+    """One program's outcome: ``passed`` (the verdict is OK), MultiPL-E's ``verdict``, the
+    sandbox's :class:`~.sandbox.ExecutionResult` and ``message``, code_eval's result string
+    (``"passed"``, ``"timed out"`` or ``"failed: <error>"``)."""
 
     passed: bool
     verdict: str
     result: ExecutionResult
+    message: str
+
+
+def _message(spec: ExecutionLanguage, result: ExecutionResult, outcome: str) -> str:
+    """code_eval's result string; for a command, which step failed and how."""
+    if outcome == "OK":
+        return "passed"
+    if outcome == "Timeout" or spec.name == "python":
+        return "timed out" if outcome == "Timeout" else result.result
+    compiling = len(result.steps) <= spec.compile_steps
+    how = result.steps[-1].result.removeprefix("failed: ")
+    if result.passed:  # every step exited with 0, yet the output says it failed (Go)
+        how = "the test output reports FAIL"
+    return f"failed: {outcome} ({'compiling' if compiling else 'running'}: {how})"
 
 
 def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Toolchain,
@@ -640,7 +655,7 @@ def run_sources(
     outcomes = []
     for result in results:
         outcome = verdict(result, spec.name)
-        outcomes.append(Outcome(outcome == "OK", outcome, result))
+        outcomes.append(Outcome(outcome == "OK", outcome, result, _message(spec, result, outcome)))
     return outcomes
 
 
