@@ -17,7 +17,8 @@ instant: the refusal test) and **steady** use (each user sends ``--rounds`` requ
 think time drawn from ``--think`` seconds between an answer and the next request, starts
 spread over the first think time). End to end = from the call until the answer is in the
 client (uploads, queue, computing, downloading the result). A request refused by the server
-(e.g. HTTP 503 "Queue is full") or failed is counted, never timed. Every request is bounded
+(e.g. HTTP 503 "Queue is full") or failed is counted, never timed; the Space's own answer "too
+large for the Space" is an answer (timed, and listed with the answers). Every request is bounded
 by ``--timeout``; the whole run by the number of users, rounds and scenarios.
 
 Prints, per scenario and shape: requests, refused/failed, p50/p95/max seconds, the server's
@@ -119,7 +120,8 @@ def _free_port() -> int:
 class Server:
     """``spaces/app.py`` in its own process on a free port."""
 
-    def __init__(self, startup_timeout: float = 300.0) -> None:
+    def __init__(self, app: Path = ROOT / "spaces" / "app.py",
+                 startup_timeout: float = 300.0) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1",
@@ -127,7 +129,7 @@ class Server:
                "HF_EVALUATE_OFFLINE": "1"}
         self.log = tempfile.TemporaryFile()
         started = time.perf_counter()
-        self.process = subprocess.Popen([sys.executable, str(ROOT / "spaces" / "app.py")],
+        self.process = subprocess.Popen([sys.executable, str(app)],
                                         env=env, stdout=self.log, stderr=subprocess.STDOUT)
         while True:
             if self.process.poll() is not None:
@@ -239,8 +241,14 @@ def play(url: str, scenario: str, shape: str, users: int, rounds: int,
                                     "python", metrics, False, api_name="/compare_systems")
             answer = job.result(timeout=timeout)
         except Exception as error:  # noqa: BLE001 - a refusal or failure is what we count
+            message = f"{type(error).__name__}: {str(error)[:160]}"
             with lock:
-                failures.append(f"{type(error).__name__}: {str(error)[:160]}")
+                if "too large for the Space" in message:  # an answer: the polite refusal
+                    times.append(time.perf_counter() - start)
+                    outcomes["too large for the Space"] = outcomes.get(
+                        "too large for the Space", 0) + 1
+                else:
+                    failures.append(message)
             return
         elapsed = time.perf_counter() - start
         with lock:
@@ -295,13 +303,16 @@ def main() -> None:
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--app", type=Path, default=ROOT / "spaces" / "app.py",
+                        help="the Space to serve (another version's spaces/app.py, with its "
+                        "package first on PYTHONPATH)")
     args = parser.parse_args()
     if not 1 <= args.users <= 100 or not 1 <= args.rounds <= 20:
         parser.error("--users must lie in 1..100 and --rounds in 1..20")
 
     print(f"{os.cpu_count()} CPUs; `uptime` before start: "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
-    server = Server()
+    server = Server(args.app)
     print(f"server up in {server.startup_seconds:.1f} s (warm-up included) at {server.url}",
           flush=True)
     print("\n| scenario | shape | requests | refused or failed | p50 s | p95 s | max s | "
