@@ -211,6 +211,26 @@ def systems_html(result: dict[str, Any]) -> str:
 
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def models_summary(result: Any) -> str:
+    """How many models were compared and where they come from: the real systems kept, the
+    synthetic models kept, and the systems left out because another model had the same
+    outputs (e.g. "25 models: 2 real systems and 23 synthetic models; 2,498 systems with the
+    same outputs as another left out")."""
+    synthetic = [m for m in result.models if m in result.synthetic]
+    real = [m for m in result.models if m not in result.synthetic]
+    text = (f"{_count(len(result.models), 'model')}: {_count(len(real), 'real system')} and "
+            f"{_count(len(synthetic), 'synthetic model')}")
+    dropped = len(result.systems) - len(real)
+    if dropped:
+        text += (f"; {_count(dropped, 'system')} with the same outputs as another model left "
+                 "out")
+    return text
+
+
 def agreement_html(result: Any) -> str:
     """The per-metric, per-bin mismatch table and the correlations as HTML."""
     header = ("<tr><th>metric</th><th>|metric delta| bin</th><th>pairs</th><th>significant"
@@ -229,8 +249,7 @@ def agreement_html(result: Any) -> str:
                 + f"<td class='num'>{rate}</td></tr>"
             )
     intro = (f"<p>protocol {html.escape(result.protocol)}, grades aggregated with "
-             f"{html.escape(result.aggregate)}, {len(result.models)} models "
-             f"({len(result.systems)} real, the rest synthetic), {result.n_resamples} "
+             f"{html.escape(result.aggregate)}, {models_summary(result)}, {result.n_resamples} "
              f"resamples, seed {result.seed}, alpha {result.alpha:g}. A mismatch is a pair "
              "where the metric's verdict differs from the humans' (Type I: the metric sees a "
              "difference the humans do not; Type II: the humans see one the metric misses).</p>")

@@ -1,17 +1,28 @@
-"""What one request to the Space may ask for, and the time budget that decides which metrics
-run: every request answers within :data:`TIME_BUDGET` seconds.
+"""What one request to the Space may ask for, and the cost model that decides which metrics run.
 
-Before computing anything, the cost of each chosen metric is estimated from the characters it
-would score (each candidate or prediction together with its reference) at the metric's worst
-measured rate (the class attribute ``seconds_per_1k_chars``, printed by
-``python benchmarks/metric_cost.py``); a comparison adds the cost of its significance tests.
-Metrics are admitted cheapest first while the estimates fit :data:`METRIC_BUDGET`; the others
-are reported as too large for the Space, with the ``cgm`` command to use instead.
+Every request is planned before anything is computed, from the characters each metric would
+score (every candidate or prediction together with its references) and two measured rates:
+
+* the **typical rate** of the metric, CPU seconds per 1,000 characters of real code
+  (:data:`TYPICAL_SECONDS_PER_1K_CHARS`: the slowest of ten languages, measured by
+  ``python benchmarks/space.py --calibrate``); a metric not in the table (a plugin, a metric
+  added later) is taken at its worst rate;
+* the **worst rate**, the class attribute ``seconds_per_1k_chars`` (the slowest of the
+  adversarial inputs of ``python benchmarks/metric_cost.py``: deep nesting, one long token,
+  random unicode, ...).
+
+A comparison adds its significance tests (:func:`test_seconds`, measured the same way).
+Metrics are admitted cheapest first while the typical estimates fit :data:`METRIC_BUDGET` and
+the worst-case estimates fit :data:`WORST_CASE_BUDGET`: real code answers within
+:data:`TIME_BUDGET`, and no input within the limits, however adversarial, keeps a worker
+longer than the worst-case budget. A metric is never dropped for a more expensive one; each
+skipped metric is reported with the ``cgm`` command that computes it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..errors import InputError
 
@@ -34,19 +45,38 @@ class Limits:
     max_items: int = 500  # per system file
     max_item_chars: int = 5_000  # per prediction or reference in uploaded files
     max_systems: int = 5
-    max_graded_rows: int = 5_000
+    max_graded_rows: int = 5_000  # agreement uploads
+    max_graded_systems: int = 10  # agreement uploads: 10 systems make 170 models
 
 
 LIMITS = Limits()
 
-TIME_BUDGET = 2.0  # seconds per request
-METRIC_BUDGET = 1.5  # seconds of it for metrics and tests; the rest for diffs, tables, plots
-SECONDS_PER_TEST_UNIT = 0.0006  # significance tests: per item x (systems + pairs), per metric
+TIME_BUDGET = 2.0  # seconds per request on real code
+METRIC_BUDGET = 1.5  # of it for metrics and tests; the rest for reading, tables and the plot
+WORST_CASE_BUDGET = 30.0  # seconds a request may take on adversarial input (half the workers' limit)
+
+#: CPU seconds per 1,000 characters scored on real code: the slowest of the ten languages of
+#: tests/data/codebleu (100 pairs each, one core), from ``python benchmarks/space.py
+#: --calibrate``, rounded up.
+TYPICAL_SECONDS_PER_1K_CHARS: dict[str, float] = {
+    "chrf_code": 0.00012,
+    "codebleu": 0.0007,
+    "ruby": 0.0032,
+    "edit_sim": 0.00002,
+    "bleu": 0.001,
+    "rouge_l": 0.00012,
+    "meteor": 0.0004,
+}
+
+#: significance tests per metric (paired bootstrap, 1,000 resamples, every pair, Holm):
+#: seconds = fixed + per_cell * items * systems, from ``python benchmarks/space.py --model``
+TEST_SECONDS_FIXED = 0.005
+TEST_SECONDS_PER_CELL = 0.00001
 
 
-def seconds_per_1k_chars(name: str) -> float:
-    """The metric's measured worst rate; a metric without one (a plugin that did not
-    measure it) is taken to be as slow as the slowest measured one."""
+def worst_seconds_per_1k_chars(name: str) -> float:
+    """The metric's worst measured rate (its class attribute); a metric without one (a plugin
+    that did not measure it) is taken to be as slow as the slowest measured one."""
     from ..registry import metric_class, metrics
 
     def rate(metric: str) -> float | None:
@@ -62,31 +92,66 @@ def seconds_per_1k_chars(name: str) -> float:
     return float(max(known, default=1.0))
 
 
+def typical_seconds_per_1k_chars(name: str) -> float:
+    """The metric's rate on real code; its worst rate when it was not calibrated."""
+    rate = TYPICAL_SECONDS_PER_1K_CHARS.get(name)
+    return float(rate) if rate is not None else worst_seconds_per_1k_chars(name)
+
+
 def estimated_seconds(name: str, n_chars: int) -> float:
-    """The budget's estimate of scoring ``n_chars`` characters with the metric ``name``."""
-    return seconds_per_1k_chars(name) * n_chars / 1000
+    """The plan's estimate of scoring ``n_chars`` characters of real code with ``name``."""
+    return typical_seconds_per_1k_chars(name) * n_chars / 1000
+
+
+def worst_case_seconds(name: str, n_chars: int) -> float:
+    """The longest scoring ``n_chars`` characters with ``name`` can take (adversarial input)."""
+    return worst_seconds_per_1k_chars(name) * n_chars / 1000
+
+
+def test_seconds(n_items: int, n_systems: int) -> float:
+    """The estimate of one metric's significance tests on ``n_systems`` x ``n_items``."""
+    return TEST_SECONDS_FIXED + TEST_SECONDS_PER_CELL * n_items * n_systems
+
+
+@dataclass
+class Plan:
+    """The metrics a request computes, in the order asked, and why the others are left out."""
+
+    admitted: list[str]
+    skipped: dict[str, str] = field(default_factory=dict)
+    #: name -> estimated seconds on real code (tests included)
+    estimates: dict[str, float] = field(default_factory=dict)
 
 
 def plan_metrics(names: list[str], n_chars: int, fixed_seconds: float = 0.0,
-                 command: str = "cgm score") -> tuple[list[str], dict[str, str]]:
-    """``(admitted, {skipped: reason})``: as many of the metrics as fit :data:`METRIC_BUDGET`
-    by estimated cost (plus ``fixed_seconds`` each, for the tests), cheapest first; the
-    admitted ones keep the order of ``names``."""
-    admitted: list[str] = []
-    skipped: dict[str, str] = {}
-    spent = 0.0
+                 command: Callable[[str], str] | None = None) -> Plan:
+    """Admit the metrics cheapest first (estimated cost on real code, plus ``fixed_seconds``
+    each for the tests) while the estimates fit :data:`METRIC_BUDGET` and the worst cases
+    :data:`WORST_CASE_BUDGET`. Sorted by cost, the first metric that does not fit ends the
+    plan: a metric is never left out while a more expensive one runs. ``command(name)`` is
+    the ``cgm`` command that computes a skipped metric."""
     costs = {name: estimated_seconds(name, n_chars) + fixed_seconds for name in names}
-    for name in sorted(names, key=costs.__getitem__):
-        cost = costs[name]
-        if spent + cost <= METRIC_BUDGET:
-            admitted.append(name)
-            spent += cost
-        else:
-            skipped[name] = (
-                f"too large for the Space: {n_chars:,} characters to score would take about "
-                f"{cost:.1f} s, and the Space answers every request within "
-                f"{TIME_BUDGET:g} s. Use `{command}` (pip install cgm-metrics) for this input, "
-                "or shorten it here."
-            )
-    return [name for name in names if name in admitted], {
-        name: skipped[name] for name in names if name in skipped}
+    worst = {name: worst_case_seconds(name, n_chars) + fixed_seconds for name in names}
+    order = sorted(names, key=lambda name: (costs[name], worst[name]))
+    admitted: set[str] = set()
+    skipped: dict[str, str] = {}
+    spent = spent_worst = 0.0
+    full = False
+    for name in order:
+        if not full and (spent + costs[name] <= METRIC_BUDGET
+                         and spent_worst + worst[name] <= WORST_CASE_BUDGET):
+            admitted.add(name)
+            spent += costs[name]
+            spent_worst += worst[name]
+            continue
+        full = True
+        how = f" Compute it with `{command(name)}`." if command else ""
+        skipped[name] = (
+            f"too large for the Space: scoring {n_chars:,} characters with it takes about "
+            f"{costs[name]:.1f} s on real code (up to {worst[name]:.0f} s on unusual input), "
+            f"more than is left of the {TIME_BUDGET:g} s the Space allows a request after the "
+            f"cheaper metrics.{how}"
+        )
+    return Plan([name for name in names if name in admitted],
+                {name: skipped[name] for name in names if name in skipped},
+                {name: costs[name] for name in names})
