@@ -592,10 +592,10 @@ def test_side_by_side_at_the_limits_answers_within_the_budget_plan(shape):
     reference = make(0)
     candidates = [make(v) for v in range(1, 5)]
     result = space.side_by_side(reference, candidates, lang)
-    n_chars = sum(len(c) + len(reference) for c in candidates)
-    plan = space.plan_metrics(space.metric_choices(), n_chars)
+    sizes = space.item_sizes([candidates], [[reference]] * 4)
+    plan = space.plan_metrics(space.metric_choices(), sizes, lang)
     assert sum(plan.estimates[n] for n in plan.admitted) <= space.METRIC_BUDGET
-    assert (sum(space.worst_case_seconds(n, n_chars) for n in plan.admitted)
+    assert (sum(space.worst_case_seconds(n, sizes, lang) for n in plan.admitted)
             <= space.WORST_CASE_BUDGET)
     assert set(result["metrics"]) | set(result["skipped"]) == set(space.metric_choices())
     assert "chrf_code" in result["metrics"]
@@ -624,15 +624,17 @@ def test_small_snippets_get_every_metric():
 
 def test_plan_runs_cheap_metrics_first_and_never_drops_one_for_a_dearer_one():
     names = space.metric_choices()
-    for n_chars in (10**k for k in range(2, 9)):
-        plan = space.plan_metrics(names, n_chars, space.test_seconds(100, 3))
-        assert set(plan.admitted) | set(plan.skipped) == set(names)
-        assert sum(plan.estimates[n] for n in plan.admitted) <= space.METRIC_BUDGET
-        for skipped in plan.skipped:
-            assert all(plan.estimates[ran] <= plan.estimates[skipped]
-                       for ran in plan.admitted)
+    for n_items in (1, 10, 100, 1_000, 10_000):
+        for item_chars in (100, 1_000, 10_000):
+            plan = space.plan_metrics(names, [item_chars] * n_items, "python",
+                                      space.test_seconds(n_items, 1))
+            assert set(plan.admitted) | set(plan.skipped) == set(names)
+            assert sum(plan.estimates[n] for n in plan.admitted) <= space.METRIC_BUDGET
+            for skipped in plan.skipped:
+                assert all(plan.estimates[ran] <= plan.estimates[skipped]
+                           for ran in plan.admitted)
     # the order asked for is kept
-    plan = space.plan_metrics(["ruby", "chrf_code"], 1_000)
+    plan = space.plan_metrics(["ruby", "chrf_code"], [1_000], "python")
     assert plan.admitted == ["ruby", "chrf_code"]
 
 
@@ -663,11 +665,6 @@ def _real_code_uploads(folder: Path, n_items: int = 100,
     return refs, paths
 
 
-def _n_chars(references, outputs) -> int:
-    return sum(len(p) + sum(len(r) for r in item_refs) for predictions in outputs.values()
-               for p, item_refs in zip(predictions, references, strict=True))
-
-
 def test_all_seven_metrics_on_3x100_real_code_keep_chrf(tmp_path):
     """Ticking every metric on 3 systems x 100 items of real code runs the cheap ones (it
     used to run EDIT-SIM alone); anything skipped is dearer than everything that ran."""
@@ -678,7 +675,8 @@ def test_all_seven_metrics_on_3x100_real_code_keep_chrf(tmp_path):
     assert {"chrf_code", "codebleu", "edit_sim", "rouge_l"} <= set(ran)
     assert set(ran) | set(result["skipped"]) == set(names)
     references, outputs, _ = space.read_uploads(refs, systems)
-    estimates = {n: space.estimated_seconds(n, _n_chars(references, outputs)) for n in names}
+    sizes = space.item_sizes(outputs.values(), references)
+    estimates = {n: space.estimated_seconds(n, sizes, "python") for n in names}
     for name in result["skipped"]:
         assert all(estimates[r] <= estimates[name] for r in ran)
 

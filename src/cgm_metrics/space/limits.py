@@ -4,7 +4,7 @@ Every request is planned before anything is computed, from the characters each m
 score (every candidate or prediction together with its references) and two measured rates:
 
 * the **typical rate** of the metric, CPU seconds per 1,000 characters of real code
-  (:data:`TYPICAL_SECONDS_PER_1K_CHARS`: the slowest of ten languages, measured by
+  (:data:`REAL_CODE_RATES`: the slowest of ten languages, measured by
   ``python benchmarks/space.py --calibrate``); a metric not in the table (a plugin, a metric
   added later) is taken at its worst rate;
 * the **worst rate**, the class attribute ``seconds_per_1k_chars`` (the slowest of the
@@ -21,7 +21,7 @@ skipped metric is reported with the ``cgm`` command that computes it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import InputError
@@ -55,21 +55,47 @@ TIME_BUDGET = 2.0  # seconds per request on real code
 METRIC_BUDGET = 1.5  # of it for metrics and tests; the rest for reading, tables and the plot
 WORST_CASE_BUDGET = 30.0  # seconds a request may take on adversarial input (half the workers' limit)
 
-#: CPU seconds per 1,000 characters scored on real code: the slowest of the ten languages of
-#: tests/data/codebleu (100 pairs each, one core), from ``python benchmarks/space.py
-#: --calibrate``, rounded up.
-TYPICAL_SECONDS_PER_1K_CHARS: dict[str, float] = {
-    "chrf_code": 0.00012,
-    "codebleu": 0.0007,
-    "ruby": 0.0032,
-    "edit_sim": 0.00002,
-    "bleu": 0.001,
-    "rouge_l": 0.00012,
-    "meteor": 0.0004,
+#: CPU seconds per 1,000 characters scored, on real code, per metric and language: the first
+#: 100 pairs of each language of tests/data/codebleu (items of about 1,000 characters, the
+#: prediction with its references), one core, from ``python benchmarks/space.py --only
+#: calibrate`` (the highest of several runs, rounded up). A language not listed is taken at
+#: the metric's slowest listed one.
+REAL_CODE_RATES: dict[str, dict[str, float]] = {
+    "chrf_code": {"python": 0.00011, "java": 0.0001, "javascript": 0.0001, "go": 0.00012,
+                  "php": 0.0001, "ruby": 0.00012, "rust": 0.00011, "c": 0.0001, "cpp": 0.00011,
+                  "c_sharp": 0.0001},
+    "codebleu": {"python": 0.00036, "java": 0.00039, "javascript": 0.0004, "go": 0.00061,
+                 "php": 0.00041, "ruby": 0.00086, "rust": 0.0004, "c": 0.00043, "cpp": 0.00046,
+                 "c_sharp": 0.0006},
+    "ruby": {"python": 0.0026, "java": 0.0026, "javascript": 0.0027, "go": 0.0018,
+             "php": 0.0009, "ruby": 0.0014, "rust": 0.00095, "c": 0.0009, "cpp": 0.0012,
+             "c_sharp": 0.0014},
+    "bleu": {"python": 0.00066, "java": 0.00073, "javascript": 0.00076, "go": 0.00085,
+             "php": 0.00072, "ruby": 0.00076, "rust": 0.00075, "c": 0.00069, "cpp": 0.00062,
+             "c_sharp": 0.00073},
+    "edit_sim": {"python": 1e-05, "java": 1e-05, "javascript": 1e-05, "go": 1e-05,
+                 "php": 1e-05, "ruby": 1e-05, "rust": 1e-05, "c": 1e-05, "cpp": 1e-05,
+                 "c_sharp": 1e-05},
+    "meteor": {"python": 0.00022, "java": 0.00028, "javascript": 0.00051, "go": 0.00032,
+               "php": 0.00031, "ruby": 0.00043, "rust": 0.00038, "c": 0.00025, "cpp": 0.00025,
+               "c_sharp": 0.0003},
+    "rouge_l": {"python": 8e-05, "java": 9e-05, "javascript": 0.0001, "go": 0.0001,
+                "php": 0.0001, "ruby": 9e-05, "rust": 8e-05, "c": 9e-05, "cpp": 8e-05,
+                "c_sharp": 9e-05},
+}
+
+#: how the rate grows with the size of an item (matching statement graphs and trees costs
+#: more than linear time): seconds per 1,000 characters more, for every 1,000 characters an
+#: item has beyond 1,000; from the same calibration on real code joined into items of about
+#: 10,000 characters (5,000 a side; the steepest language)
+RATE_GROWTH: dict[str, float] = {
+    "chrf_code": 0.0, "codebleu": 0.00001, "ruby": 0.0008, "bleu": 0.0,
+    "edit_sim": 0.00001, "meteor": 0.0, "rouge_l": 0.0,
 }
 
 #: significance tests per metric (paired bootstrap, 1,000 resamples, every pair, Holm):
-#: seconds = fixed + per_cell * items * systems, from ``python benchmarks/space.py --model``
+#: seconds = fixed + per_cell * items * systems, from ``python benchmarks/space.py --only
+#: model``
 TEST_SECONDS_FIXED = 0.005
 TEST_SECONDS_PER_CELL = 0.00001
 
@@ -92,20 +118,39 @@ def worst_seconds_per_1k_chars(name: str) -> float:
     return float(max(known, default=1.0))
 
 
-def typical_seconds_per_1k_chars(name: str) -> float:
-    """The metric's rate on real code; its worst rate when it was not calibrated."""
-    rate = TYPICAL_SECONDS_PER_1K_CHARS.get(name)
-    return float(rate) if rate is not None else worst_seconds_per_1k_chars(name)
+def real_code_rate(name: str, lang: str | None = None) -> float:
+    """Seconds per 1,000 characters of real code in ``lang`` (items of about 1,000
+    characters); the worst rate for a metric that was not calibrated."""
+    rates = REAL_CODE_RATES.get(name)
+    if not rates:
+        return worst_seconds_per_1k_chars(name)
+    return float(rates.get(lang or "", max(rates.values())))
 
 
-def estimated_seconds(name: str, n_chars: int) -> float:
-    """The plan's estimate of scoring ``n_chars`` characters of real code with ``name``."""
-    return typical_seconds_per_1k_chars(name) * n_chars / 1000
+def item_sizes(systems: Iterable[Sequence[str]], references: Sequence[Sequence[str]]
+               ) -> list[int]:
+    """Characters of every (system, item) to score: the prediction and its references."""
+    ref_chars = [sum(len(r) for r in refs) for refs in references]
+    return [len(p) + ref_chars[i] for predictions in systems
+            for i, p in enumerate(predictions)]
 
 
-def worst_case_seconds(name: str, n_chars: int) -> float:
-    """The longest scoring ``n_chars`` characters with ``name`` can take (adversarial input)."""
-    return worst_seconds_per_1k_chars(name) * n_chars / 1000
+def estimated_seconds(name: str, sizes: Sequence[int], lang: str | None = None) -> float:
+    """The plan's estimate of scoring items of ``sizes`` characters of real code: per item,
+    its size times the rate, which grows by :data:`RATE_GROWTH` beyond 1,000 characters."""
+    import numpy as np
+
+    kchars = np.asarray(sizes, dtype=np.float64) / 1000
+    growth = RATE_GROWTH.get(name, 0.0) if name in REAL_CODE_RATES else 0.0
+    rates = real_code_rate(name, lang) + growth * np.maximum(kchars - 1, 0)
+    return float((kchars * rates).sum())
+
+
+def worst_case_seconds(name: str, sizes: Sequence[int], lang: str | None = None) -> float:
+    """The longest scoring items of ``sizes`` characters can take (adversarial input): the
+    worst rate times the characters, and never less than the estimate on real code."""
+    worst = worst_seconds_per_1k_chars(name) * sum(sizes) / 1000
+    return max(worst, estimated_seconds(name, sizes, lang))
 
 
 def test_seconds(n_items: int, n_systems: int) -> float:
@@ -123,15 +168,18 @@ class Plan:
     estimates: dict[str, float] = field(default_factory=dict)
 
 
-def plan_metrics(names: list[str], n_chars: int, fixed_seconds: float = 0.0,
+def plan_metrics(names: list[str], sizes: Sequence[int], lang: str | None = None,
+                 fixed_seconds: float = 0.0,
                  command: Callable[[str], str] | None = None) -> Plan:
-    """Admit the metrics cheapest first (estimated cost on real code, plus ``fixed_seconds``
-    each for the tests) while the estimates fit :data:`METRIC_BUDGET` and the worst cases
-    :data:`WORST_CASE_BUDGET`. Sorted by cost, the first metric that does not fit ends the
-    plan: a metric is never left out while a more expensive one runs. ``command(name)`` is
-    the ``cgm`` command that computes a skipped metric."""
-    costs = {name: estimated_seconds(name, n_chars) + fixed_seconds for name in names}
-    worst = {name: worst_case_seconds(name, n_chars) + fixed_seconds for name in names}
+    """Admit the metrics cheapest first (estimated cost of items of ``sizes`` characters of
+    real code in ``lang``, plus ``fixed_seconds`` each for the tests) while the estimates fit
+    :data:`METRIC_BUDGET` and the worst cases :data:`WORST_CASE_BUDGET`. Sorted by cost, the
+    first metric that does not fit ends the plan: a metric is never left out while a more
+    expensive one runs. ``command(name)`` is the ``cgm`` command that computes a skipped
+    metric."""
+    costs = {name: estimated_seconds(name, sizes, lang) + fixed_seconds for name in names}
+    worst = {name: worst_case_seconds(name, sizes, lang) + fixed_seconds for name in names}
+    n_chars = sum(sizes)
     order = sorted(names, key=lambda name: (costs[name], worst[name]))
     admitted: set[str] = set()
     skipped: dict[str, str] = {}

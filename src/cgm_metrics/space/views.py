@@ -20,7 +20,15 @@ from typing import Any
 from .. import evaluation
 from ..errors import InputError
 from . import limits as _limits
-from .limits import ALPHA, RESAMPLES, SEED, SpaceInputError, plan_metrics, test_seconds
+from .limits import (
+    ALPHA,
+    RESAMPLES,
+    SEED,
+    SpaceInputError,
+    item_sizes,
+    plan_metrics,
+    test_seconds,
+)
 from .uploads import _friendly, check_upload, read_uploads
 
 #: metrics built once for the life of the server (METEOR loads WordNet once)
@@ -184,8 +192,8 @@ def side_by_side(
     lang = check_language(lang)
     reference, labelled = check_snippets(reference, candidates)
     chosen = _chosen(metrics, metric_choices())
-    n_chars = sum(len(code) + len(reference) for _, code in labelled)
-    plan = plan_metrics(chosen, n_chars, command=lambda name: score_command(name, lang))
+    sizes = item_sizes([[code for _, code in labelled]], [[reference]] * len(labelled))
+    plan = plan_metrics(chosen, sizes, lang, command=lambda name: score_command(name, lang))
     metric_set = _load(plan.admitted, lang)
     skipped = {**metric_set.skipped,
                **{name: reason + SCORE_FILE_HINT for name, reason in plan.skipped.items()}}
@@ -236,15 +244,15 @@ def compare_uploads(
     chosen = _chosen(metrics, DEFAULT_SYSTEM_METRICS)
     unescape = unescape is True
     references, systems, files = read_uploads(references_path, system_paths, unescape)
-    n_chars = sum(len(p) + sum(len(r) for r in refs)
-                  for predictions in systems.values()
-                  for p, refs in zip(predictions, references, strict=True))
+    sizes = item_sizes(systems.values(), references)
+    n_chars = sum(sizes)
     n_systems = len(systems)
 
     def command(name: str) -> str:
         return compare_command(name, lang, files, unescape)
 
-    plan = plan_metrics(chosen, n_chars, test_seconds(len(references), n_systems), command)
+    plan = plan_metrics(chosen, sizes, lang, test_seconds(len(references), n_systems),
+                        command)
     if not plan.admitted:
         raise SpaceInputError(
             f"This comparison is too large for the Space ({n_systems} systems x "
