@@ -365,34 +365,45 @@ def model_part(args: argparse.Namespace) -> None:
 # ---------------------------------------------------------------- agreement uploads
 
 
-def graded_real_code(path: Path, n_systems: int, n_items: int, scores: bool,
-                     seed: int = 0) -> Path:
-    """A graded JSONL of real code: the references of the Python pairs of tests/data/codebleu
-    (repeated when ``n_items`` exceeds them), system s applying s % 4 mutations to each,
-    four graders grading 4 minus the mutations, with noise; ``scores``: per-item scores in
-    the rows (no metric to compute), else text only."""
+def graded_real_code(path: Path, n_systems: int, n_items: int, text: bool = True,
+                     max_bytes: int | None = None, seed: int = 0) -> tuple[Path, int]:
+    """A graded JSONL: the references of the Python pairs of tests/data/codebleu (repeated
+    when ``n_items`` exceeds them), system s applying (s + item) % 4 mutations to each, four
+    graders grading 4 minus the mutations, with noise. ``text``: rows with the prediction and
+    references (the metrics are computed), else with a per-item score only. Items stop before
+    the file would exceed ``max_bytes``. Returns the path and the number of items."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from corpus import mutate
 
     rng = random.Random(seed)
     _, references = real_pairs("python", 400)
-    rows = []
+    lines: list[str] = []
+    size = items = 0
     for item in range(n_items):
         reference = references[item % len(references)][0]
+        block = []
         for s in range(n_systems):
             prediction, changes = reference, (s + item) % 4
             for _ in range(changes):
                 prediction = mutate(prediction, rng)
             grade = 4 - changes
-            row = {"item": item, "system": f"sys{s}", "prediction": prediction,
-                   "references": [reference],
-                   "grades": {f"g{g}": max(0, min(4, grade + rng.choice((-1, 0, 0, 1))))
-                              for g in range(4)}}
-            if scores:
+            row: dict[str, Any] = {
+                "item": item, "system": f"sys{s}",
+                "grades": {f"g{g}": max(0, min(4, grade + rng.choice((-1, 0, 0, 1))))
+                           for g in range(4)}}
+            if text:
+                row.update(prediction=prediction, references=[reference])
+            else:
                 row["scores"] = {"metric": round(1 - changes / 4 + rng.uniform(-0.1, 0.1), 3)}
-            rows.append(row)
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
+            block.append(json.dumps(row) + "\n")
+        block_size = sum(len(line.encode()) for line in block)
+        if max_bytes is not None and size + block_size > max_bytes:
+            break
+        lines += block
+        size += block_size
+        items += 1
+    path.write_text("".join(lines), encoding="utf-8")
+    return path, items
 
 
 AGREEMENT_RUNNER = textwrap.dedent('''
@@ -415,33 +426,33 @@ def agreement_part(args: argparse.Namespace) -> None:
     from cgm_metrics import space
 
     limits = space.LIMITS
-    n_items = limits.max_graded_rows // limits.max_graded_systems
+    systems = limits.max_graded_systems
+    at_limits = dict(max_bytes=limits.max_upload_bytes)
     cases = [
-        (f"{limits.max_graded_systems} systems x {n_items} items, real code, text only",
-         limits.max_graded_systems, n_items, False),
-        (f"{limits.max_graded_systems} systems x {n_items} items, with scores",
-         limits.max_graded_systems, n_items, True),
-        ("5 systems x 100 items, real code, text only", 5, 100, False),
-        ("100 systems x 20 items (over the limit)", 100, 20, True),
-        ("2,500 systems x 2 items (over the limit)", 2500, 2, True),
+        (f"{systems} systems, real code (metrics computed), 2 MB", systems, 500, True,
+         at_limits),
+        (f"{systems} systems x {limits.max_graded_rows // systems} items, scores given",
+         systems, limits.max_graded_rows // systems, False, at_limits),
+        ("5 systems x 100 items, real code (metrics computed)", 5, 100, True, {}),
+        ("100 systems x 20 items, scores given (over the limit)", 100, 20, False, {}),
+        ("2,500 systems x 2 items, scores given (over the limit)", 2500, 2, False, {}),
     ]
     print(f"\nAgreement uploads in a fresh process (warm-up excluded); load {_load()}")
-    print("| upload | rows | seconds | CPU s | peak memory MB | answer |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| upload | rows | MB | seconds | CPU s | peak memory MB | answer |")
+    print("|---|---:|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as folder:
-        for label, n_systems, items, scores in cases:
-            path = graded_real_code(Path(folder) / f"{n_systems}x{items}.jsonl", n_systems,
-                                    items, scores)
+        for label, n_systems, n_items, text, options in cases:
+            path, items = graded_real_code(Path(folder) / f"{n_systems}x{n_items}.jsonl",
+                                           n_systems, n_items, text, **options)
+            rows = f"{n_systems * items:,} | {path.stat().st_size / 1e6:.1f}"
             try:
                 done = subprocess.run([sys.executable, "-c", AGREEMENT_RUNNER, str(path)],
                                       capture_output=True, text=True, timeout=args.cap + 120)
                 result = json.loads(done.stdout.strip().splitlines()[-1])
-                print(f"| {label} | {n_systems * items:,} | {result['seconds']:.1f} | "
-                      f"{result['cpu']:.1f} | {result['peak_mb']:.0f} | {result['status']} |",
-                      flush=True)
+                print(f"| {label} | {rows} | {result['seconds']:.1f} | {result['cpu']:.1f} | "
+                      f"{result['peak_mb']:.0f} | {result['status']} |", flush=True)
             except (subprocess.TimeoutExpired, IndexError, json.JSONDecodeError):
-                print(f"| {label} | {n_systems * items:,} | - | - | - | over the cap |",
-                      flush=True)
+                print(f"| {label} | {rows} | - | - | - | over the cap |", flush=True)
     print(f"load after: {_load()}")
 
 

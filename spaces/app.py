@@ -26,9 +26,10 @@ LOGGER = logging.getLogger("cgm_metrics.space")
 
 #: scoring (side by side, Systems): one warm worker process per core, a request at a time each
 SCORING = space.workers.Pool("scoring", timeout=60.0)
-#: agreement uploads: one worker, at most 60 s and 3 GB more than its warm size a request
+#: agreement uploads: one worker, at most 60 s and 1.5 GB more than its warm size a request
+#: (at the limits: about 7 s of CPU and 0.35 GB, benchmarks/space.py --only agreement)
 AGREEMENT = space.workers.Pool("agreement", size=min(1, SCORING.size), timeout=60.0,
-                               memory_mb=3_000, plots=True)
+                               memory_mb=1_500, plots=True)
 #: requests that may wait at once (every tab together); a busy Space queues, never refuses
 QUEUE_SIZE = 200
 

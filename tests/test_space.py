@@ -276,6 +276,32 @@ def test_agreement_upload_over_the_system_limit_is_refused(tmp_path):
         space.agreement_upload(path)
 
 
+def test_worker_over_its_time_or_memory_is_replaced(tmp_path):
+    """A request past the worker's time limit or memory allowance gets a message, and the
+    next request is answered (by a new worker, or the same one after a MemoryError)."""
+    refs, systems = _uploads(tmp_path, 200, 2_000)
+    pool = space.workers.Pool("test", size=1, timeout=0.05, warm=False)
+    try:
+        with pytest.raises(space.SpaceInputError, match="took longer than the 0 s the Space "
+                           "allows a request"):
+            pool.run("compare", str(refs), [str(p) for p in systems[:2]], "python",
+                     ["chrf_code"], False)
+        pool.timeout = 300.0
+        page = pool.run("side_by_side", "python", REFERENCE, CANDIDATES)
+        assert page["numbers"]["metrics"][0] == "chrf_code"
+    finally:
+        pool.close()
+    pool = space.workers.Pool("test", size=1, timeout=300.0, memory_mb=1, warm=False)
+    try:
+        for _ in range(2):
+            with pytest.raises(space.SpaceInputError, match="needs more memory than the Space "
+                               "allows a request"):
+                pool.run("agreement", str(shared_data("hearthstone", "hs.graded.jsonl")),
+                         "default", None)
+    finally:
+        pool.close()
+
+
 # ---------------------------------------------------------------- served: gradio_client
 
 

@@ -35,6 +35,8 @@ from .limits import SpaceInputError
 
 LOGGER = logging.getLogger("cgm_metrics.space")
 STARTUP_SECONDS = 600.0  # a warm-up on a busy machine can take minutes
+MEMORY_MESSAGE = ("This input needs more memory than the Space allows a request. Use the `cgm` "
+                  "command (pip install cgm-metrics) for it, or try a smaller input here.")
 
 
 def default_size() -> int:
@@ -60,9 +62,10 @@ def default_size() -> int:
 class _Worker:
     """One worker process and the two pipes to it (requests in, answers out)."""
 
-    def __init__(self, name: str, memory_mb: int | None, plots: bool) -> None:
+    def __init__(self, name: str, memory_mb: int | None, plots: bool, warm: bool) -> None:
         command = [sys.executable, "-c", "from cgm_metrics.space.workers import main; main()",
-                   name, str(memory_mb or 0), "plots" if plots else "-"]
+                   name, str(memory_mb or 0), "plots" if plots else "-",
+                   "warm" if warm else "cold"]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.process.stdin is not None and self.process.stdout is not None
         self._to = Connection(os.dup(self.process.stdin.fileno()), readable=False)
@@ -93,7 +96,7 @@ class _Worker:
             raise RuntimeError(f"a Space worker said {message!r} instead of 'ready'")
         self.ready = True
 
-    def call(self, task: str, args: tuple, timeout: float) -> Any:
+    def call(self, task: str, args: tuple, timeout: float, memory_mb: int | None = None) -> Any:
         self.wait_ready()
         self._to.send_bytes(pickle.dumps((task, args)))
         try:
@@ -106,6 +109,9 @@ class _Worker:
                 "try a smaller input here.") from None
         except (EOFError, OSError):
             code = self.process.wait()
+            if memory_mb:  # the likely cause: an allocation past the allowance in C code
+                LOGGER.warning("Space worker stopped while computing (exit code %s)", code)
+                raise SpaceInputError(MEMORY_MESSAGE) from None
             raise RuntimeError(f"the Space worker stopped while computing (exit code {code}; "
                                "out of memory?)") from None
         if kind == "ok":
@@ -132,7 +138,8 @@ class Pool:
 
     ``timeout``: seconds a task may take before its worker is stopped and replaced;
     ``memory_mb``: memory a task may add to a warm worker (an address-space limit; a request
-    beyond it gets a message); ``plots``: warm matplotlib too."""
+    beyond it gets a message); ``plots``: warm matplotlib too; ``warm=False``: no warm-up
+    (the first requests load what they need)."""
 
     def __init__(self, name: str, size: int | None = None, timeout: float = 60.0,
                  memory_mb: int | None = None, plots: bool = False, warm: bool = True) -> None:
@@ -165,7 +172,7 @@ class Pool:
         return self
 
     def _add(self) -> None:
-        worker = _Worker(self.name, self.memory_mb, self.plots)
+        worker = _Worker(self.name, self.memory_mb, self.plots, self.warm)
         self._workers.append(worker)
         self._idle.put(worker)
 
@@ -180,7 +187,7 @@ class Pool:
             return TASKS[task](*args)
         worker = self._idle.get()
         try:
-            return worker.call(task, args, self.timeout)
+            return worker.call(task, args, self.timeout, self.memory_mb)
         finally:
             if worker.alive:
                 self._idle.put(worker)
@@ -213,7 +220,7 @@ def _limit_memory(extra_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _serve(name: str, memory_mb: int, plots: bool) -> None:
+def _serve(name: str, memory_mb: int, plots: bool, warm: bool = True) -> None:
     """Warm up, say ready, then answer requests until the server closes the pipe."""
     answers = Connection(os.dup(1), readable=False)
     requests = Connection(os.dup(0), writable=False)
@@ -224,7 +231,8 @@ def _serve(name: str, memory_mb: int, plots: bool) -> None:
     from .views import warm_up
 
     started = time.perf_counter()
-    warm_up(plots=plots)
+    if warm:
+        warm_up(plots=plots)
     if memory_mb and sys.platform.startswith("linux"):
         _limit_memory(memory_mb)
     LOGGER.info("Space worker %s (pid %d) ready in %.1f s", name, os.getpid(),
@@ -240,9 +248,7 @@ def _serve(name: str, memory_mb: int, plots: bool) -> None:
         except SpaceInputError as error:
             reply = ("input", str(error))
         except MemoryError:
-            reply = ("input", "This input needs more memory than the Space allows a request. "
-                              "Use the `cgm` command (pip install cgm-metrics) for it, or try "
-                              "a smaller input here.")
+            reply = ("input", MEMORY_MESSAGE)
         except Exception:  # noqa: BLE001 - the server logs it and shows a short message
             reply = ("error", traceback.format_exc())
         try:
@@ -253,6 +259,6 @@ def _serve(name: str, memory_mb: int, plots: bool) -> None:
 
 
 def main() -> None:
-    """The worker process: ``python -c "...; main()" NAME MEMORY_MB plots|-``."""
+    """The worker process: ``python -c "...; main()" NAME MEMORY_MB plots|- warm|cold``."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    _serve(sys.argv[1], int(sys.argv[2]), sys.argv[3] == "plots")
+    _serve(sys.argv[1], int(sys.argv[2]), sys.argv[3] == "plots", sys.argv[4] == "warm")
