@@ -82,6 +82,16 @@ def _guarded(function):
     return wrapper
 
 
+def _path(upload):
+    """An upload as a plain string path, or None: Gradio's own str subclass would make every
+    worker process import Gradio to read it."""
+    if upload is None:
+        return None
+    if not isinstance(upload, str):  # a file object of older Gradio versions
+        upload = getattr(upload, "path", None) or getattr(upload, "name", "")
+    return str(upload)
+
+
 @_guarded
 def score_side_by_side(lang, reference, candidate_a, candidate_b, candidate_c, candidate_d):
     candidates = [candidate_a, candidate_b, candidate_c, candidate_d]
@@ -95,7 +105,8 @@ def score_side_by_side(lang, reference, candidate_a, candidate_b, candidate_c, c
 def compare_systems(references, systems, lang, metrics, unescape=False):
     if not metrics:
         raise space.SpaceInputError("Choose at least one metric.")
-    page = SCORING.run("compare", references, systems, lang, metrics, bool(unescape))
+    page = SCORING.run("compare", _path(references), [_path(p) for p in systems or []], lang,
+                       list(metrics), bool(unescape))
     for name, reason in page["skipped"].items():
         gr.Warning(f"{name} skipped: {reason}")
     return page["html"], page["plot_svg"], page["summary"]
@@ -105,7 +116,7 @@ def compare_systems(references, systems, lang, metrics, unescape=False):
 def agreement(graded, protocol, bins):
     from PIL import Image
 
-    page = AGREEMENT.run("agreement", graded, protocol, bins)
+    page = AGREEMENT.run("agreement", _path(graded), protocol, bins)
     image = Image.open(io.BytesIO(page["png"]))
     image.load()
     return page["html"], image

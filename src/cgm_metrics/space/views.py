@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import evaluation
 from ..errors import InputError
+from ..io import escape_code
 from . import limits as _limits
 from .limits import (
     ALPHA,
@@ -125,6 +126,20 @@ def warm_up(languages: Any = None, plots: bool = False) -> None:
             side_by_side(reference, candidates, lang)
         except Exception:  # noqa: BLE001 - a language that cannot warm up is loaded later
             continue
+    # a comparison too: reading uploads, the significance tests (scipy), tables and the plot
+    import tempfile
+    from pathlib import Path
+
+    from .html import systems_html
+    from .plots import differences_svg
+
+    with tempfile.TemporaryDirectory(prefix="cgm-space-warm-") as folder:
+        paths = [Path(folder) / name for name in ("references.txt", "a.txt", "b.txt")]
+        for path, text in zip(paths, [reference, candidates[0], candidates[1]], strict=True):
+            path.write_text("\n".join([escape_code(text)] * 3) + "\n", encoding="utf-8")
+        result = compare_uploads(paths[0], paths[1:], "python", ["chrf_code"], unescape=True)
+        differences_svg(result)
+        systems_html(result)
     if plots:
         import matplotlib
 

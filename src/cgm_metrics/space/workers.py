@@ -34,6 +34,7 @@ from typing import Any
 from .limits import SpaceInputError
 
 LOGGER = logging.getLogger("cgm_metrics.space")
+SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 STARTUP_SECONDS = 600.0  # a warm-up on a busy machine can take minutes
 MEMORY_MESSAGE = ("This input needs more memory than the Space allows a request. Use the `cgm` "
                   "command (pip install cgm-metrics) for it, or try a smaller input here.")
@@ -66,7 +67,11 @@ class _Worker:
         command = [sys.executable, "-c", "from cgm_metrics.space.workers import main; main()",
                    name, str(memory_mb or 0), "plots" if plots else "-",
                    "warm" if warm else "cold"]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        # one thread of numerical work per worker: the workers share the cores, and idle BLAS
+        # threads spinning between requests cost a second of CPU a request
+        env = {**os.environ, **{name: "1" for name in SINGLE_THREADED}}
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        env=env)
         assert self.process.stdin is not None and self.process.stdout is not None
         self._to = Connection(os.dup(self.process.stdin.fileno()), readable=False)
         self._from = Connection(os.dup(self.process.stdout.fileno()), writable=False)
