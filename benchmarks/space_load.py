@@ -1,8 +1,9 @@
 """The Space under load: many users at once against a local server, end to end over HTTP.
 
 Starts ``spaces/app.py`` on 127.0.0.1 (a free port) in its own process, waits until it
-answers, then plays each scenario with ``--users`` simulated users (one gradio_client each,
-connected before the clock starts) and stops the server:
+answers and its workers are warm, then plays each scenario with ``--users`` simulated users
+(each its own HTTP connection to Gradio's API, as a browser; ``--client gradio_client`` for
+the official client, which costs the shared CPU more) and stops the server:
 
 * ``side``: side by side on realistic code (the references of tests/data/codebleu in Python,
   Java and JavaScript; 2, 3 or 4 candidates: the recorded prediction and mutations of the kind
@@ -10,7 +11,8 @@ connected before the clock starts) and stops the server:
 * ``compare``: the Systems tab with 3 systems x 100 items (references of 100 consecutive
   Python pairs, a different window per user; systems: the recorded predictions and two
   mutated copies) as JSONL uploads, the page's default metrics;
-* ``compare_all``: the same uploads with every metric ticked.
+* ``compare_all``: the same uploads with every metric ticked;
+* ``mixed``: every fourth user compares (``compare``), the others score side by side.
 
 Each scenario runs in two shapes: a **burst** (every user sends one request at the same
 instant: the refusal test) and **steady** use (each user sends ``--rounds`` requests, with a
@@ -53,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import mutate  # noqa: E402
 
-SCENARIOS = ("side", "compare", "compare_all")
+SCENARIOS = ("side", "compare", "compare_all", "mixed")
 SHAPES = ("burst", "steady")
 LANGUAGES = ("python", "python", "java", "javascript")  # Python twice as often
 
@@ -201,10 +203,78 @@ class Server:
 # ---------------------------------------------------------------- users
 
 
-def _client(url: str):
-    from gradio_client import Client
+class HttpUser:
+    """One user over Gradio's HTTP API (``/gradio_api/upload``, ``/gradio_api/call/<name>``
+    and its event stream): what a browser sends, at a fraction of gradio_client's CPU (the
+    clients share the machine with the server)."""
 
-    return Client(url, verbose=False, download_files=False, analytics_enabled=False)
+    def __init__(self, url: str, timeout: float) -> None:
+        import httpx
+
+        self.http = httpx.Client(base_url=url, timeout=timeout)
+
+    def upload(self, paths: list[Path]) -> list[dict]:
+        files = [("files", (path.name, path.read_bytes())) for path in paths]
+        response = self.http.post("gradio_api/upload", files=files)
+        response.raise_for_status()
+        return [{"path": server_path, "orig_name": path.name,
+                 "meta": {"_type": "gradio.FileData"}}
+                for server_path, path in zip(response.json(), paths, strict=True)]
+
+    def call(self, api_name: str, data: list) -> list:
+        response = self.http.post(f"gradio_api/call/{api_name}", json={"data": data})
+        response.raise_for_status()
+        event_id = response.json()["event_id"]
+        event = None
+        with self.http.stream("GET", f"gradio_api/call/{api_name}/{event_id}") as stream:
+            for line in stream.iter_lines():
+                if line.startswith("event: "):
+                    event = line[7:].strip()
+                elif line.startswith("data: ") and event in ("complete", "error"):
+                    payload = json.loads(line[6:]) if line[6:].strip() != "null" else None
+                    if event == "error":
+                        raise RuntimeError(f"the server answered with an error: {payload}")
+                    return payload
+        raise RuntimeError(f"the event stream ended without an answer (last event {event})")
+
+    def side_by_side(self, lang: str, reference: str, candidates: list[str]) -> list:
+        return self.call("side_by_side", [lang, reference, *(candidates + [""] * 4)[:4]])
+
+    def compare(self, refs: Path, systems: list[Path], metrics: list[str]) -> list:
+        files = self.upload([refs, *systems])
+        return self.call("compare_systems", [files[0], files[1:], "python", metrics, False])
+
+    def close(self) -> None:
+        self.http.close()
+
+
+class GradioClientUser:
+    """One user through gradio_client (the official client; heavier on CPU)."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        from gradio_client import Client
+
+        self.client = Client(url, verbose=False, download_files=False,
+                             analytics_enabled=False)
+        self.timeout = timeout
+
+    def side_by_side(self, lang: str, reference: str, candidates: list[str]) -> list:
+        padded = (candidates + [""] * 4)[:4]
+        return self.client.submit(lang, reference, *padded, api_name="/side_by_side").result(
+            timeout=self.timeout)
+
+    def compare(self, refs: Path, systems: list[Path], metrics: list[str]) -> list:
+        from gradio_client import handle_file
+
+        return self.client.submit(handle_file(str(refs)), [handle_file(str(p)) for p in systems],
+                                  "python", metrics, False,
+                                  api_name="/compare_systems").result(timeout=self.timeout)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+CLIENTS = {"http": HttpUser, "gradio_client": GradioClientUser}
 
 
 def _outcome(scenario: str, answer) -> str:
@@ -220,15 +290,14 @@ def _outcome(scenario: str, answer) -> str:
 
 
 def play(url: str, scenario: str, shape: str, users: int, rounds: int,
-         think: tuple[float, float], timeout: float, folder: Path, seed: int) -> dict:
+         think: tuple[float, float], folder: Path, seed: int,
+         client_kind: str = "http", timeout: float = 120.0) -> dict:
     """Every user's requests of one scenario and shape; timings and refusals."""
-    from gradio_client import handle_file
-
     n_rounds = 1 if shape == "burst" else rounds
     side = side_requests(users * n_rounds, seed)
     files = {user: compare_files(folder / f"user{user}", user) for user in range(users)}
     all_metrics = None
-    clients = [_client(url) for _ in range(users)]
+    clients = [CLIENTS[client_kind](url, timeout) for _ in range(users)]
     if scenario == "compare_all":
         config = json.load(urllib.request.urlopen(url + "config", timeout=30))
         all_metrics = next(c["props"]["choices"] for c in config["components"]
@@ -243,18 +312,17 @@ def play(url: str, scenario: str, shape: str, users: int, rounds: int,
 
     def one_request(user: int, index: int) -> None:
         client = clients[user]
+        kind = scenario
+        if scenario == "mixed":
+            kind = "compare" if user % 4 == 3 else "side"
         start = time.perf_counter()
         try:
-            if scenario == "side":
-                lang, reference, candidates = side[user * n_rounds + index]
-                padded = (candidates + ["", "", "", ""])[:4]
-                job = client.submit(lang, reference, *padded, api_name="/side_by_side")
+            if kind == "side":
+                answer = client.side_by_side(*side[user * n_rounds + index])
             else:
                 refs, systems = files[user]
-                metrics = all_metrics or ["chrf_code", "codebleu", "ruby"]
-                job = client.submit(handle_file(str(refs)), [handle_file(str(p)) for p in systems],
-                                    "python", metrics, False, api_name="/compare_systems")
-            answer = job.result(timeout=timeout)
+                answer = client.compare(refs, systems,
+                                        all_metrics or ["chrf_code", "codebleu", "ruby"])
         except Exception as error:  # noqa: BLE001 - a refusal or failure is what we count
             message = f"{type(error).__name__}: {str(error)[:160]}"
             with lock:
@@ -268,7 +336,8 @@ def play(url: str, scenario: str, shape: str, users: int, rounds: int,
         elapsed = time.perf_counter() - start
         with lock:
             times.append(elapsed)
-            key = _outcome(scenario, answer)
+            key = kind + ": " + _outcome(kind, answer) if scenario == "mixed" else _outcome(
+                kind, answer)
             outcomes[key] = outcomes.get(key, 0) + 1
 
     def user_loop(user: int) -> None:
@@ -283,18 +352,17 @@ def play(url: str, scenario: str, shape: str, users: int, rounds: int,
 
     threads = [threading.Thread(target=user_loop, args=(user,)) for user in range(users)]
     load_before = os.getloadavg()[0]
-    started = time.perf_counter()
+    started, client_cpu = time.perf_counter(), time.process_time()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - started
+    client_cpu = time.process_time() - client_cpu
     for client in clients:
-        try:
-            client.close()
-        except Exception:  # noqa: BLE001 - closing is best effort
-            pass
+        client.close()
     return {"times": times, "failures": failures, "outcomes": outcomes, "wall": wall,
+            "client_cpu": client_cpu,
             "load_before": load_before, "load_after": os.getloadavg()[0]}
 
 
@@ -317,6 +385,9 @@ def main() -> None:
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    parser.add_argument("--client", choices=CLIENTS, default="http",
+                        help="how users call the Space: Gradio's HTTP API (default) or "
+                        "gradio_client")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--app", type=Path, default=ROOT / "spaces" / "app.py",
                         help="the Space to serve (another version's spaces/app.py, with its "
@@ -331,8 +402,9 @@ def main() -> None:
     print(f"server up in {server.startup_seconds:.1f} s, its workers warm in "
           f"{server.ready_seconds:.1f} s, at {server.url}", flush=True)
     print("\n| scenario | shape | requests | refused or failed | p50 s | p95 s | max s | "
-          "server CPU s / request | load 1 min before-after | answers |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---|---|", flush=True)
+          "server CPU s / request | clients' CPU s / request | load 1 min before-after | "
+          "answers |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|", flush=True)
     failures_seen: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="cgm-space-load-") as folder:
@@ -340,8 +412,8 @@ def main() -> None:
                 for shape in args.shapes:
                     cpu_before = server.cpu_seconds()
                     result = play(server.url, scenario, shape, args.users, args.rounds,
-                                  tuple(args.think), args.timeout, Path(folder) / scenario,
-                                  args.seed)
+                                  tuple(args.think), Path(folder) / scenario, args.seed,
+                                  args.client, args.timeout)
                     cpu = server.cpu_seconds() - cpu_before
                     times = result["times"]
                     n = len(times) + len(result["failures"])
@@ -353,7 +425,8 @@ def main() -> None:
                     answers = "; ".join(f"{count} x {key}"
                                         for key, count in sorted(result["outcomes"].items()))
                     print(f"| {scenario} | {shape} | {n} | {len(result['failures'])} | "
-                          f"{timing} | {cpu / max(n, 1):.2f} | {result['load_before']:.1f}-"
+                          f"{timing} | {cpu / max(n, 1):.2f} | "
+                          f"{result['client_cpu'] / max(n, 1):.2f} | {result['load_before']:.1f}-"
                           f"{result['load_after']:.1f} | {answers} |", flush=True)
                     failures_seen += [f"{scenario}/{shape}: {f}" for f in result["failures"]]
     finally:
