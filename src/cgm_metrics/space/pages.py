@@ -9,6 +9,7 @@ process (:mod:`.workers`) sends back everything the page needs and the server on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .html import agreement_html, diff_html, side_by_side_html, systems_html
@@ -44,5 +45,5 @@ def agreement_page(graded: Any, protocol: str, bins: Any) -> dict[str, Any]:
 
 
 #: the tasks a worker process runs, by name
-TASKS = {"side_by_side": side_by_side_page, "compare": compare_page,
-         "agreement": agreement_page}
+TASKS: dict[str, Callable[..., dict[str, Any]]] = {
+    "side_by_side": side_by_side_page, "compare": compare_page, "agreement": agreement_page}
