@@ -105,6 +105,8 @@ def score_side_by_side(lang, reference, candidate_a, candidate_b, candidate_c, c
 def compare_systems(references, systems, lang, metrics, unescape=False):
     if not metrics:
         raise space.SpaceInputError("Choose at least one metric.")
+    if systems is not None and not isinstance(systems, (list, tuple)):
+        systems = [systems]
     page = SCORING.run("compare", _path(references), [_path(p) for p in systems or []], lang,
                        list(metrics), bool(unescape))
     for name, reason in page["skipped"].items():
