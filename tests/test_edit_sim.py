@@ -599,6 +599,26 @@ def test_a_program_of_several_steps_shares_its_private_directory():
 
 
 @needs_sandbox
+def test_the_private_directory_is_empty_with_a_needed_path_under_tmp(monkeypatch):
+    """A sys.path entry under /tmp (evaluate appends its modules cache, which the tests keep
+    in a temporary folder) is bound back into each run's fresh /tmp; the run's own directory
+    must still start empty, whichever tests ran before in the same process."""
+    needed = Path(tempfile.mkdtemp(prefix="cgm-needed-", dir="/tmp"))
+    try:
+        (needed / "cgm_needed_probe.py").write_text("VALUE = 7\n")
+        monkeypatch.syspath_prepend(str(needed))
+        with Sandbox(allow_code_execution=True) as box:
+            for _ in range(2):
+                result = box.run("import os, cgm_needed_probe\n"
+                                 "assert cgm_needed_probe.VALUE == 7\n"
+                                 "assert os.listdir('.') == [], os.listdir('.')\n"
+                                 "open('left.txt', 'w').write('x')")
+                assert result.passed, result.stderr[-2000:]
+    finally:
+        shutil.rmtree(needed, ignore_errors=True)
+
+
+@needs_sandbox
 def test_a_command_that_cannot_start_is_a_harness_error():
     with Sandbox(allow_code_execution=True) as box:
         with pytest.raises(SandboxError, match="cannot start /nonexistent/compiler"):
@@ -663,8 +683,12 @@ def test_unprivileged_user_with_a_venv():
         os.chmod(work, 0o755)
         code = work / "code"
         code.mkdir()
-        for name in ("sandbox.py", "_sandbox_child.py", "_sandbox_runner.py"):
-            shutil.copy(ROOT / "src" / "cgm_metrics" / "execution" / name, code / name)
+        # the sandbox is standalone: sandbox.py and its _sandbox_*.py helpers, nothing else
+        execution = ROOT / "src" / "cgm_metrics" / "execution"
+        files = [execution / "sandbox.py", *sorted(execution.glob("_sandbox_*.py"))]
+        assert {f.name for f in files} >= {"_sandbox_child.py", "_sandbox_runner.py"}
+        for source in files:
+            shutil.copy(source, code / source.name)
         home = work / "home"
         home.mkdir()
         os.chown(home, 65534, 65534)

@@ -73,6 +73,10 @@ MOVE_MOUNT_F_EMPTY_PATH = 4
 MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV = 1, 2, 4
 MOUNT_ATTR_IDMAP = 0x00100000
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+# the run's private directory (its cwd, HOME and TMPDIR): a folder of its own in its fresh /tmp,
+# never /tmp itself, where the mount points of needed paths that live under /tmp appear (a
+# sys.path entry there, e.g. a modules cache that evaluate adds)
+RUN_DIR = "/tmp/cgm-run"
 NESTED_ID = 1000  # the program's uid and gid inside its own user namespace
 GRACE_SECONDS = 1.0  # after a step's limit, before init kills it (code_eval's join allows 1 s)
 OUTPUT_LIMIT = 64 * 1024
@@ -455,6 +459,7 @@ class Run:
                 unshare(CLONE_NEWNS | CLONE_NEWIPC)
                 size_mb = max(16, 2 * self.max_file_bytes // (1024 * 1024))
                 worker.filesystem.private_directories(size_mb)
+                self.home = self._run_directory()
             else:
                 import tempfile
 
@@ -484,6 +489,20 @@ class Run:
             import shutil
 
             shutil.rmtree(self.home, ignore_errors=True)
+
+    def _run_directory(self):
+        """A fresh empty folder in the run's own /tmp, owned by the program's uid."""
+        path = RUN_DIR
+        if os.path.lexists(path):  # a needed path bound back there: another name
+            import tempfile
+
+            path = tempfile.mkdtemp(prefix="cgm-run-", dir="/tmp")
+        else:
+            os.mkdir(path, 0o700)
+        os.chmod(path, 0o700)
+        if self.worker.uid is not None:
+            os.chown(path, self.worker.uid, self.worker.uid)
+        return path
 
     def _write_files(self):
         """The run's files, in its private directory, owned by the program's uid."""
