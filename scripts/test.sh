@@ -43,6 +43,23 @@ fi
 python -m cgm_metrics.classic.wordnet status >/dev/null 2>&1 \
     || python -m cgm_metrics.classic.wordnet install
 
+# Compilers and interpreters for code_eval's other languages (lang=): C++, Java with the
+# javatuples library, Node.js with TypeScript, Go, Rust, PHP, Ruby, Lua with luaunit, Bash.
+# Only the missing ones, by the Debian package the library names for each (`cgm modules
+# --languages` lists them); the tests then require every toolchain.
+toolchains="$(python -c 'from cgm_metrics.execution.languages import missing_packages as m
+print(" ".join(m()))')"
+if command -v apt-get >/dev/null 2>&1; then
+    if [ -n "$toolchains" ]; then
+        SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+        $SUDO apt-get update -qq
+        # shellcheck disable=SC2086  # one word per package
+        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            $toolchains >/dev/null
+    fi
+    export CGM_REQUIRE_TOOLCHAINS=1
+fi
+
 # Release check: sdist and wheel build (in an isolated build environment, as on release) and
 # pass twine's metadata check; tests/test_packaging.py checks the wheel's contents.
 dist="$(mktemp -d)"

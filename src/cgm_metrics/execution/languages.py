@@ -60,14 +60,20 @@ VERDICTS = ("OK", "Exception", "SyntaxError", "Timeout", "AssertionError", "Refe
 
 @dataclass(frozen=True)
 class Tool:
-    """Something a language needs on the host: an executable (``candidates`` are absolute
-    paths tried first, then names looked up on PATH) or a file (absolute paths only), and how
-    to install it."""
+    """Something a language needs on the host: an executable (``candidates``: absolute paths,
+    ``$VARIABLE/path`` or names looked up on PATH, in order) or a file (absolute paths only),
+    and the Debian ``package`` that provides it (``other``: another way to install it)."""
 
     name: str
     candidates: tuple[str, ...]
-    install: str  # e.g. "apt-get install g++"
+    package: str  # Debian's, e.g. "g++"
     kind: str = "executable"  # or "file"
+    other: str = ""  # e.g. "npm install -g typescript"
+
+    @property
+    def install(self) -> str:
+        """How to install it, e.g. ``apt-get install g++``."""
+        return f"apt-get install {self.package}" + (f" (or {self.other})" if self.other else "")
 
     def find(self) -> str | None:
         for candidate in self.candidates:
@@ -106,40 +112,37 @@ def _rustup_compiler(proxy: str, name: str) -> str | None:
     return path if done.returncode == 0 and root and os.path.isfile(path) else None
 
 
-def _apt(package: str) -> str:
-    return f"apt-get install {package}"
-
-
-GXX = Tool("g++", ("g++",), _apt("g++"))
-JAVAC = Tool("javac", ("$JAVA_HOME/bin/javac", "javac"), _apt("default-jdk-headless"))
-JAVA = Tool("java", ("$JAVA_HOME/bin/java", "java"), _apt("default-jdk-headless"))
+GXX = Tool("g++", ("g++",), "g++")
+JAVAC = Tool("javac", ("$JAVA_HOME/bin/javac", "javac"), "default-jdk-headless")
+JAVA = Tool("java", ("$JAVA_HOME/bin/java", "java"), "default-jdk-headless")
 JAVATUPLES = Tool(
     "javatuples",
     ("/usr/share/java/javatuples.jar", "/usr/share/java/javatuples-1.2.jar",
      "/usr/multiple/javatuples-1.2.jar"),
-    _apt("libjavatuples-java"),
+    "libjavatuples-java",
     kind="file",
 )
-NODE = Tool("node", ("node", "nodejs"), _apt("nodejs"))
+NODE = Tool("node", ("node", "nodejs"), "nodejs")
 TSC = Tool(
     "tsc",
     ("tsc", "/usr/lib/node_modules/typescript/bin/tsc",
      "/usr/local/lib/node_modules/typescript/bin/tsc", "/usr/share/nodejs/typescript/bin/tsc"),
-    "npm install -g typescript@5",
+    "node-typescript",
+    other="npm install -g typescript",
 )
-GO = Tool("go", ("go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"), _apt("golang-go"))
+GO = Tool("go", ("go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"), "golang-go")
 # Debian's compiler by its path first: a rustup proxy earlier on PATH may have no toolchain
-RUSTC = Tool("rustc", ("/usr/bin/rustc", "rustc"), _apt("rustc"))
-PHP = Tool("php", ("php",), _apt("php-cli"))
-RUBY = Tool("ruby", ("ruby",), _apt("ruby"))
-LUA = Tool("lua", ("lua5.3", "lua"), _apt("lua5.3"))
+RUSTC = Tool("rustc", ("/usr/bin/rustc", "rustc"), "rustc")
+PHP = Tool("php", ("php",), "php-cli")
+RUBY = Tool("ruby", ("ruby",), "ruby")
+LUA = Tool("lua", ("lua5.3", "lua"), "lua5.3")
 LUAUNIT = Tool(
     "luaunit",
     ("/usr/share/lua/5.3/luaunit.lua", "/usr/local/share/lua/5.3/luaunit.lua"),
-    _apt("lua-unit"),
+    "lua-unit",
     kind="file",
 )
-BASH = Tool("bash", ("/bin/bash", "/usr/bin/bash", "bash"), _apt("bash"))
+BASH = Tool("bash", ("/bin/bash", "/usr/bin/bash", "bash"), "bash")
 
 
 @dataclass(frozen=True)
@@ -521,6 +524,14 @@ def find_toolchain(lang: Any) -> Toolchain:
     return Toolchain(spec.name, found, tuple(sorted({r for r in roots if r is not None})))
 
 
+def missing_packages(languages: Iterable[Any] | None = None) -> list[str]:
+    """The Debian packages that would provide the missing tools of ``languages`` (all of
+    them by default), in the table's order, each once (scripts/test.sh installs these)."""
+    specs = LANGUAGES.values() if languages is None else [get_language(x) for x in languages]
+    packages = [tool.package for spec in specs for tool in spec.tools if tool.find() is None]
+    return list(dict.fromkeys(packages))
+
+
 # --- programs and verdicts ---------------------------------------------------------------------
 
 
@@ -715,6 +726,7 @@ __all__ = [
     "execution_languages",
     "find_toolchain",
     "get_language",
+    "missing_packages",
     "run_sources",
     "steps_for",
     "tool_version",
