@@ -157,7 +157,7 @@ def accepted_options(metric_type: type) -> list[str] | None:
 def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, dict]:
     """``{metric: {option: value}}`` from ``--option`` and the named flags, checked against
     the chosen metrics and the options each metric's constructor takes."""
-    from ..registry import metric_class, metrics
+    from ..registry import is_metric, metric_class, metrics
 
     chosen = list(dict.fromkeys(names))
     requests: list[tuple[str | None, str, Any, str]] = []  # (metric, key, value, as given)
@@ -173,7 +173,7 @@ def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
             raise InputError(f"--option {text!r}: write KEY=VALUE or METRIC.KEY=VALUE, e.g. "
                              "--option codebleu.weights=0.1,0.1,0.4,0.4.")
         prefix, dot, key = key.rpartition(".")
-        if dot and prefix not in metrics():
+        if dot and not is_metric(prefix):
             raise InputError(f"--option {text!r}: unknown metric {prefix!r}; the metrics are "
                              f"{', '.join(metrics())}.")
         requests.append((prefix or None, key, parse_value(raw), f"--option {text}"))

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.inputs import check_inputs
 from ..metric import Metric
-from ..registry import get_metric, metrics
+from ..registry import get_metric, is_metric, metrics
 from . import resampling
 from .paired import (
     CI_RESAMPLES,
@@ -50,7 +50,7 @@ def resolve_metric(metric: Any, metric_kwargs: dict | None = None) -> Any:
             name, defaults = SACREBLEU_NAMES[metric]
             return get_metric(name, **{**defaults, **kwargs})
         name = metric.split(":", 1)[1] if metric.startswith("registry:") else metric
-        if name not in metrics():
+        if not is_metric(name):
             known = ", ".join(sorted(set(SACREBLEU_NAMES) | set(metrics())))
             raise ValueError(f"Unknown metric {metric!r}. Available metrics: {known}, or a loaded evaluate module.")
         return get_metric(name, **kwargs)
