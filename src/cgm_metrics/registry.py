@@ -107,7 +107,7 @@ def metric_class(name: str) -> type[Metric]:
     with _LOCK:
         if name in _CLASSES:
             return _CLASSES[name]
-        target = table[name] if name in table else _family(name)
+        target: Any = table[name] if name in table else _family(name)
         if name not in table:
             import importlib
 
