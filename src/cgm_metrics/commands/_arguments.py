@@ -300,13 +300,15 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--csv", metavar="FILE", help="write the result table as CSV ('-' = stdout)")
     group.add_argument(
         "--jobs", type=positive_int, default=1, metavar="N",
-        help="processes for the per-item statistics (default: 1)",
+        help="processes for the per-item statistics, and with --problems the sandbox workers "
+        "that run the programs (default: 1)",
     )
     group.add_argument(
         "--ray", nargs="?", const="local", type=ray_address, metavar="ADDRESS",
-        help="compute the per-item statistics on Ray (pip install \"cgm-metrics[ray]\"): "
-        "without ADDRESS on a local Ray started for this run; 'auto' or HOST:PORT joins a "
-        "running cluster (`ray start --head`)",
+        help="compute the per-item statistics on Ray (pip install \"cgm-metrics[ray]\"), and "
+        "with --problems run the programs there (a sandbox worker per CPU): without ADDRESS on "
+        "a local Ray started for this run; 'auto' or HOST:PORT joins a running cluster (`ray "
+        "start --head`)",
     )
     group.add_argument(
         "--no-progress", action="store_true",
