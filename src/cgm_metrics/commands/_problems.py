@@ -86,7 +86,8 @@ def check_not_problems(args: argparse.Namespace) -> None:
 
 def system_names(paths: list[str], names: list[str] | None) -> list[str]:
     """``--names``, or the file names without .gz and .jsonl (``a.jsonl.gz`` -> ``a``)."""
-    from ..io import safe_name, system_names as plain_names
+    from ..io import safe_name
+    from ..io import system_names as plain_names
 
     if names:
         return plain_names(paths, names)
