@@ -534,3 +534,59 @@ def test_program_for_is_the_one_place_a_program_is_built():
     program = program_for(problem, "    return 0.5\n")
     assert program.startswith(problem.prompt + "    return 0.5\n\n" + problem.test)
     assert program.endswith("\ncheck(truncate_number)")
+
+
+# --- the paired_significance module ---------------------------------------------------------------
+
+
+@needs_sandbox
+def test_paired_significance_takes_pass_at_k_in_code_evals_call_shape(compared, opted_in, capsys):
+    """Candidate lists per task and one test program per task (code_eval's call shape): the same
+    per-task statistics, so the same p-value and interval, as ``cgm compare --problems``."""
+    import evaluate
+    from conftest import METRICS_DIR
+
+    scipy_stats = pytest.importorskip("scipy.stats")
+    folder, problem_file, files, strong, weak = compared
+    module = evaluate.load(str(METRICS_DIR / "paired_significance"))
+    candidates = [
+        [[variants.candidate(TASKS[i], "canonical" if solved[i] else "wrong")]
+         for i in range(len(TASKS))] for solved in (strong, weak)]
+    tests = [variants.tests_of(task) for task in TASKS]
+    result = module.compute(predictions_a=candidates[0], predictions_b=candidates[1],
+                            references=tests, metric="pass@1")
+    assert result["score_a"] == pytest.approx(sum(strong) / 60, abs=1e-15)
+    assert result["score_b"] == pytest.approx(sum(weak) / 60, abs=1e-15)
+    assert result["verdict"] == "a > b, significant"
+    only_a = sum(s and not w for s, w in zip(strong, weak, strict=True))
+    only_b = sum(w and not s for s, w in zip(strong, weak, strict=True))
+    assert result["exact_test"]["p_value"] == pytest.approx(
+        scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue, rel=1e-12)
+    code, _, err = cgm(capsys, "compare", "--problems", problem_file, *files[:2], "--metrics",
+                       "pass@1", "--json", folder / "module.json")
+    assert code == 0, err
+    pair = json.load(open(folder / "module.json"))["metrics"]["pass@1"]["pairs"][0]
+    assert (result["p_value"], result["ci_delta"]) == (pair["p_value"], pair["ci_delta"])
+    # several candidates a task, pass@2: the unbiased estimate per task, tasks resampled
+    two = module.compute(predictions_a=[c + c for c in candidates[1]],
+                         predictions_b=[a + b for a, b in zip(*candidates, strict=True)],
+                         references=tests, metric="pass@2")
+    assert two["score_a"] == pytest.approx(sum(weak) / 60, abs=1e-15)
+    assert two["score_b"] == pytest.approx(sum(s or w for s, w in zip(strong, weak, strict=True))
+                                           / 60, abs=1e-15)
+    assert "exact_test" not in two
+    with pytest.raises(ValueError, match=r"`predictions_a\[0\]` has 1 candidates; pass@2 needs"):
+        module.compute(predictions_a=candidates[0], predictions_b=candidates[1],
+                       references=tests, metric="pass@2")
+
+
+def test_paired_significance_runs_code_only_on_opt_in(monkeypatch):
+    from cgm_metrics.significance import paired_test_texts
+
+    monkeypatch.delenv("HF_ALLOW_CODE_EVAL", raising=False)
+    with pytest.raises(ValueError, match='HF_ALLOW_CODE_EVAL="1"'):
+        paired_test_texts([["x = 1"], ["x = 1"]], [["x = 2"], ["x = 1"]],
+                          ["assert x == 1", "assert x == 1"], metric="pass@1")
+    with pytest.raises(TypeError, match=r"`predictions_a\[0\]` is a string"):
+        paired_test_texts(["x = 1", "x = 1"], [["x = 2"], ["x = 1"]],
+                          ["assert x == 1", "assert x == 1"], metric="pass@1")

@@ -131,11 +131,6 @@ class ExecutionMetric(Metric):
 
     # -- the generic interface: one candidate per item, the test program as its reference
     def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
-        from .code_eval import CODE_EVAL_WARNING
-        from .sandbox import code_execution_allowed
-
-        if not code_execution_allowed(self.allow_code_execution):
-            raise ValueError(CODE_EVAL_WARNING)
         tests = []
         for index, refs in enumerate(references):
             if len(refs) != 1:
@@ -143,14 +138,53 @@ class ExecutionMetric(Metric):
                     f"{self.name} takes one test program per item as its reference, but item "
                     f"{index} has {len(refs)}; join them into one program.")
             tests.append(refs[0])
-        items = ((index, candidate + "\n" + test)
-                 for index, (candidate, test) in enumerate(zip(predictions, tests, strict=True)))
-        verdicts = run_with_retry(items, self.limits, self.retry_timeout,
-                                  workers=min(4, os.cpu_count() or 1))
-        passed = np.array([verdicts[index].passed for index in range(len(predictions))],
-                          dtype=np.float64)
-        rows = self.sample_statistics(predictions, references, passed)
-        return task_statistics(self, rows, np.arange(len(predictions)), len(predictions))
+        return candidate_statistics(self, [[[p] for p in predictions]], tests)[0]
+
+
+def candidate_statistics(
+    metric: ExecutionMetric,
+    systems: Sequence[Sequence[Sequence[str]]],
+    tests: Sequence[str],
+    names: Sequence[str] = ("predictions",),
+    workers: int | None = None,
+) -> list[np.ndarray]:
+    """Per-task statistics of several systems in evaluate's code_eval call shape: for every
+    system a list of candidate programs per task, one test program per task; a candidate's
+    program is ``candidate + "\\n" + test``. Every program of every system runs once (the
+    opt-in is required: the metric's ``allow_code_execution`` or ``HF_ALLOW_CODE_EVAL=1``);
+    ``names`` name the systems' arguments in errors."""
+    from .code_eval import CODE_EVAL_WARNING
+    from .sandbox import code_execution_allowed
+
+    if metric.needs_text:
+        metric.statistics([], [])  # its error: it needs the reference solutions too
+    k = getattr(metric, "k", None)
+    for name, tasks in zip(names, systems, strict=True):
+        if len(tasks) != len(tests):
+            raise ValueError(f"`{name}` has {len(tasks)} tasks but there are {len(tests)} test "
+                             "programs; give one test program per task.")
+        for index, candidates in enumerate(tasks):
+            if not candidates or (k is not None and len(candidates) < k):
+                raise ValueError(
+                    f"`{name}[{index}]` has {len(candidates)} candidates; "
+                    + (f"{metric.name} needs at least {k} per task." if k is not None
+                       else "every task needs at least one."))
+    if not code_execution_allowed(metric.allow_code_execution):
+        raise ValueError(CODE_EVAL_WARNING)
+    items = (((s, task, j), candidate + "\n" + tests[task])
+             for s, tasks in enumerate(systems) for task, candidates in enumerate(tasks)
+             for j, candidate in enumerate(candidates))
+    verdicts = run_with_retry(items, metric.limits, metric.retry_timeout,
+                              workers=workers or min(4, os.cpu_count() or 1))
+    out = []
+    for s, tasks in enumerate(systems):
+        keys = [(s, task, j) for task, candidates in enumerate(tasks)
+                for j in range(len(candidates))]
+        passed = np.array([verdicts[key].passed for key in keys], dtype=np.float64)
+        task_of = np.array([key[1] for key in keys], dtype=np.int64)
+        rows = metric.sample_statistics([c for cs in tasks for c in cs], [], passed)
+        out.append(task_statistics(metric, rows, task_of, len(tests)))
+    return out
 
 
 def run_with_retry(items: Any, limits: Limits, retry_timeout: float | None, workers: int = 1):
