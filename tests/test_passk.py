@@ -492,6 +492,85 @@ def test_options_of_programs_need_problems(tmp_path, capsys):
     assert code == 1 and "--retry-timeouts apply to programs run from a problem file" in err
 
 
+@needs_sandbox
+def test_a_progress_bar_of_the_programs_only_on_a_terminal(tmp_path):
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import termios
+    import threading
+
+    tasks = TASKS[:12]
+    problem_file = write_jsonl(tmp_path / "p.jsonl", tasks)
+    sample_file = samples_file(tmp_path / "s.jsonl", tasks,
+                               lambda i, _: variants.completion(tasks[i], "canonical"), n=2)
+    command = [sys.executable, "-m", "cgm_metrics", "score", "--problems", problem_file,
+               "--predictions", sample_file, "--metrics", "pass@1"]
+    env = dict(os.environ, HF_EVALUATE_OFFLINE="1", HF_ALLOW_CODE_EVAL="1")
+    master, slave = pty.openpty()
+    # a terminal of 24 x 100 (a fresh pty has width 0, where tqdm draws nothing)
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    chunks: list[bytes] = []
+
+    def read() -> None:  # drained while the run goes, so a full pty never blocks it
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        terminal = subprocess.run(command, stdout=subprocess.PIPE, stderr=slave, env=env,
+                                  timeout=300)
+    finally:
+        os.close(slave)
+        reader.join(timeout=10)
+        os.close(master)
+    assert terminal.returncode == 0
+    shown = b"".join(chunks).decode(errors="replace")
+    assert re.search(r"programs: +\d+%\|.*\| \d+/24 ", shown), shown[-500:]  # tqdm's bar
+    piped = subprocess.run(command, capture_output=True, env=env, timeout=300)
+    assert piped.returncode == 0 and "programs" not in piped.stderr.decode()
+    assert piped.stdout == terminal.stdout
+
+
+@needs_sandbox
+def test_the_readme_example_is_what_a_run_prints(opted_in, tmp_path, capsys, monkeypatch):
+    """The README's HumanEval example: its snippet, run as written, makes systems whose truth is
+    known by construction; the run finds exactly those counts, and the README shows them."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Is model A really better on HumanEval?")[1].split("\n## ")[0]
+    snippet = re.search(r"```python\n(import gzip.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    snippet = snippet.replace('"tests/data/humaneval/HumanEval.jsonl.gz"', repr(str(HUMANEVAL)))
+    exec(compile(snippet, "README", "exec"), {})  # noqa: S102 - the README's own example
+    canonical = {p["task_id"]: p["canonical_solution"] for p in PROBLEMS}
+    solved = {name: {row["task_id"] for row in map(json.loads, open(f"model_{name}.jsonl"))
+                     if row["completion"] == canonical[row["task_id"]]} for name in "abc"}
+    assert [len(solved[name]) for name in "abc"] == [109, 114, 137]
+    assert (len(solved["a"] - solved["b"]), len(solved["b"] - solved["a"])) == (3, 8)
+    code, out, err = cgm(capsys, "compare", "--problems", HUMANEVAL, "model_a.jsonl",
+                         "model_b.jsonl", "model_c.jsonl", "--metrics", "pass@1", "--jobs", "2",
+                         "--json", "r.json")
+    assert code == 0, err
+    pairs = json.load(open("r.json"))["metrics"]["pass@1"]["pairs"]
+    exact = pairs[0]["exact_test"]
+    assert exact["p_value"] == pytest.approx(scipy_stats.binomtest(3, 11, 0.5).pvalue, rel=1e-12)
+    assert [pair["significant"] for pair in pairs] == [False, True, True]
+    block = re.search(r"```text\n\$ cgm compare.*?--jobs 2\n(.*?)```", section, re.S).group(1)
+    shown = [line for line in block.splitlines() if line and line != "..."]
+    printed = out.splitlines()
+    assert all(line in printed for line in shown), [text for text in shown if text not in printed]
+
+
 # --- similarity metrics on samples ----------------------------------------------------------------
 
 
