@@ -431,6 +431,8 @@ BAD_PROBLEMS = [
      r"p\.jsonl, line 1 \(task a\): programs in language 'java' cannot be run here"),
     (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "cobolx"}'],
      r"p\.jsonl, line 1 \(task a\): programs in language 'cobolx' cannot be run here"),
+    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": 3}'],
+     r"p\.jsonl, line 1 \(task a\): 'language' must be the name of a language"),
     (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f(x)"}'],
      r"p\.jsonl, line 1 \(task a\): 'entry_point' must be the name"),
     (['{"task_id": [1], "prompt": "", "test": "", "entry_point": "f"}'],
