@@ -339,9 +339,19 @@ def served_space(space_app):
     processes); closed after."""
     space_app.SCORING.start()
     space_app.AGREEMENT.start()
-    port = _free_port()
-    space_app.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
-                          quiet=True, **space_app.LAUNCH_OPTIONS)
+    # gradio gives up on its own server when one HEAD request takes over 3 s, which happens on
+    # a loaded machine while the worker processes import; a harness hiccup, so try again
+    for attempt in range(3):
+        port = _free_port()
+        try:
+            space_app.demo.launch(server_name="127.0.0.1", server_port=port,
+                                  prevent_thread_lock=True, quiet=True,
+                                  **space_app.LAUNCH_OPTIONS)
+            break
+        except ValueError as error:
+            space_app.demo.close()
+            if "localhost is not accessible" not in str(error) or attempt == 2:
+                raise
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
