@@ -344,3 +344,65 @@ def test_compiler_scratch_files_stay_in_the_run_and_nothing_is_left_running():
         after = box.run("import os\nprint(sorted(os.listdir('.')), os.environ['TMPDIR'] == "
                         "os.getcwd() == os.environ['HOME'])")
         assert after.passed and after.stdout == "[] True\n"
+
+
+# --- problem files: a task's `language` -------------------------------------------------------
+
+
+@needs_sandbox
+def test_problem_files_run_each_task_in_its_language(monkeypatch, tmp_path, capsys):
+    """`cgm score --problems` with a `language` per task (MultiPL-E's keys as they are): each
+    sample runs as prompt + completion + "\\n" + tests in its task's language, with
+    MultiPL-E's verdict in the results; the verdicts equal those MultiPL-E recorded."""
+    from cgm_metrics.cli import main
+
+    for lang in ("cpp", "javascript"):
+        _toolchain_or_skip(lang)
+    monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
+    chosen = []  # one task of each language, a sample MultiPL-E ran OK and one it did not
+    for lang, key in (("cpp", "cpp"), ("javascript", "js")):
+        rows = _load_rows(lang)
+        task = next(r["task"] for r in rows if r["status"] == "OK" and any(
+            o["task"] == r["task"] and o["status"] not in ("OK", "Timeout") for o in rows))
+        good = next(r for r in rows if r["task"] == task and r["status"] == "OK")
+        bad = next(r for r in rows if r["task"] == task and r["status"] != "OK")
+        chosen.append((key, good, bad))
+    problems = tmp_path / "problems.jsonl"
+    samples = tmp_path / "samples.jsonl"
+    with open(problems, "w", encoding="utf-8") as handle:
+        for key, good, _ in chosen:
+            handle.write(json.dumps({
+                "task_id": f"{key}/{good['task']}", "prompt": good["prompt"],
+                "test": good["tests"], "entry_point": good["task"].split("_", 2)[2],
+                "language": key}) + "\n")
+    with open(samples, "w", encoding="utf-8") as handle:
+        for key, good, bad in chosen:
+            for row in (good, bad):
+                handle.write(json.dumps({"task_id": f"{key}/{good['task']}",
+                                         "completion": row["completion"]}) + "\n")
+    results = tmp_path / "results.jsonl"
+    code = main(["score", "--problems", str(problems), "--predictions", str(samples),
+                 "--metrics", "pass@1", "--results", str(results), "--timeout", "15",
+                 "--json", str(tmp_path / "scores.json")])
+    assert code == 0, capsys.readouterr().err
+    ours = [json.loads(line) for line in open(results, encoding="utf-8")]
+    expected = [(("cpp" if key == "cpp" else "javascript"), row["status"])
+                for key, good, bad in chosen for row in (good, bad)]
+    assert [(r["language"], r["verdict"]) for r in ours] == expected
+    assert [r["passed"] for r in ours] == [True, False, True, False]
+    scores = json.load(open(tmp_path / "scores.json", encoding="utf-8"))
+    assert scores["systems"]["samples"]["pass@1"]["score"] == pytest.approx(0.5)
+
+
+def test_a_problem_file_in_a_language_without_its_toolchain_names_the_package(
+        monkeypatch, tmp_path):
+    from cgm_metrics.errors import InputError
+    from cgm_metrics.execution.problems import read_problems
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"task_id": "a", "prompt": "", "test": "", "entry_point": "f",
+                                "language": "rb"}) + "\n")
+    with pytest.raises(InputError, match=r"p\.jsonl, line 1 \(task a\): Ruby programs cannot "
+                       r"run here: ruby is not installed\. Install it: apt-get install ruby"):
+        read_problems(path)

@@ -427,8 +427,8 @@ BAD_PROBLEMS = [
     (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f"}',
       '{"task_id": "a", "prompt": "", "test": "", "entry_point": "g"}'],
      r"p\.jsonl, line 2: task a again \(first on line 1\)"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "java"}'],
-     r"p\.jsonl, line 1 \(task a\): programs in language 'java' cannot be run here"),
+    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "c_sharp"}'],
+     r"p\.jsonl, line 1 \(task a\): programs in language 'c_sharp' cannot be run here"),
     (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "cobolx"}'],
      r"p\.jsonl, line 1 \(task a\): programs in language 'cobolx' cannot be run here"),
     (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": 3}'],
@@ -623,11 +623,11 @@ def test_program_for_is_the_one_place_a_program_is_built():
     # code_eval's call shape: the candidate, a newline, the test program (evaluate's layout)
     assert candidate_program(3, "def f():\n    return 1", "assert f() == 1") == (
         "def f():\n    return 1" + "\n" + "assert f() == 1")
-    # another language is refused by name, never run as Python
+    # a language without execution is refused by name, never run as Python
     other = Problem("HumanEval/2", problem.prompt, problem.test, problem.entry_point,
-                    language="java")
-    with pytest.raises(ValueError, match=r"HumanEval/2: programs in language 'java' cannot be "
-                       r"run here; the languages that run are: python"):
+                    language="c_sharp")
+    with pytest.raises(ValueError, match=r"HumanEval/2: programs in language 'c_sharp' cannot "
+                       r"be run here; the languages that run are: python, cpp, java"):
         program_for(other, "    return 0.5\n")
 
 

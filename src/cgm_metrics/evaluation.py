@@ -715,13 +715,16 @@ class ProblemEvaluation(Evaluation):
                 return
             with atomic_path(self.results) as part, open(part, "w", encoding="utf-8") as handle:
                 def write(system, sample, attempt, verdict, timeout):
-                    handle.write(json.dumps({
+                    record = {
                         "system": system, "task_id": problems[sample.task].task_id,
                         "sample": sample.number, "attempt": attempt, "passed": verdict.passed,
                         "status": verdict.status, "result": verdict.result,
                         "limit": verdict.limit, "duration": verdict.duration,
                         "timeout": timeout, "completion": sample.completion,
-                    }, ensure_ascii=False) + "\n")
+                    }
+                    if verdict.verdict is not None:  # another language: MultiPL-E's verdict
+                        record.update(language=verdict.language, verdict=verdict.verdict)
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                 yield write
 
         return writer()

