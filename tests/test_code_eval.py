@@ -133,9 +133,10 @@ def test_results_have_code_eval_structure(opted_in):
     assert [completion for completion, _ in results[0]] == [0, 1, 2]
     for task_id, entries in results.items():
         for completion_id, result in entries:
-            # code_eval's four keys, and the status and limit that tell why a program failed
+            # code_eval's four keys, the status and limit that tell why a program failed and
+            # MultiPL-E's verdict
             assert set(result) == {"task_id", "passed", "result", "completion_id", "status",
-                                   "limit"}
+                                   "limit", "verdict"}
             assert (result["task_id"], result["completion_id"]) == (task_id, completion_id)
     verdicts = [[r["result"] for _, r in results[t]] for t in (0, 1)]
     # code_eval's strings: "failed: " + str(exception), "passed", "timed out"
@@ -146,6 +147,9 @@ def test_results_have_code_eval_structure(opted_in):
     statuses = [[(r["status"], r["limit"]) for _, r in results[t]] for t in (0, 1)]
     assert statuses == [[("failed", None), ("passed", None), ("timeout", "timeout")],
                         [("passed", None), ("failed", None)]]
+    # MultiPL-E's words for them (its eval_python rule: a nonzero exit is an Exception)
+    assert [[r["verdict"] for _, r in results[t]] for t in (0, 1)] == [
+        ["Exception", "OK", "Timeout"], ["OK", "Exception"]]
     assert pass_at_k["pass@1"] == pytest.approx((1 / 3 + 1 / 2) / 2, abs=1e-15)
     assert pass_at_k["pass@2"] == pytest.approx((float(_exact_pass_at_k(3, 1, 2)) + 1) / 2)
 

@@ -497,8 +497,8 @@ def get_language(lang: Any, argument: str = "lang") -> ExecutionLanguage:
     key = ALIASES.get(key, key)
     if key not in LANGUAGES:
         raise UnsupportedLanguageError(
-            f"`{argument}`={lang!r} is not an execution language; programs can run in "
-            f"{', '.join(LANGUAGES)} (aliases: {', '.join(sorted(ALIASES))})."
+            f"Unknown language {lang!r} for `{argument}`: not an execution language. "
+            f"Supported: {', '.join(LANGUAGES)} (aliases: {', '.join(sorted(ALIASES))})."
         )
     return LANGUAGES[key]
 
