@@ -1,4 +1,4 @@
-"""Per-language data of CodeBLEU: dataflow rules, comment style (keywords: ``keywords.py``).
+"""Per-language data of CodeBLEU: dataflow rules, comment styles (keywords: ``keywords.py``).
 
 A language is a data row here, not code: the one generic dataflow walker (``dataflow.py``,
 and the compiled engine's ``csrc/dataflow.c``) reads these rules. Each row reproduces what the `codebleu` package's per-language ``DFG_*`` function does with
@@ -154,13 +154,90 @@ RULES: dict[str, DataflowRules] = {
     ),
 }
 
-# How the package removes comments before the syntax and dataflow components (preprocess.py):
-# "python" by tokenize's rules (comments and docstrings), "none" (Ruby: kept), "c" (// and /* */
-# by a regular expression that keeps string literals).
+class Quote(NamedTuple):
+    """A literal the comment scanner keeps whole (a comment marker inside it is text)."""
+
+    delimiter: str  # opens and closes it, e.g. '"' or '"""'
+    escape: bool = True  # a backslash keeps the next character inside it
+    multiline: bool = True  # False: a newline before the closing delimiter leaves it unclosed
+    # it opens only where the character before is none of these (and not beyond ASCII): a
+    # quote after an identifier is Haskell's x' or Julia's transpose A'
+    not_after: str = ""
+
+
+class CommentStyle(NamedTuple):
+    """How comments are found in the text, for the scanner of ``preprocess.py`` and
+    ``csrc/comments.c`` (keyword arguments; immutable).
+
+    At each position the scanner tries, in this order: a Lua long comment (a line-comment
+    opener followed by a long bracket ``[==[``, closed by ``]==]``), each ``block`` comment,
+    each ``line`` comment, a Lua long string, each quote, a backslash escape; the first that
+    matches (a block, long comment or quote only when closed) is taken, else the character is
+    copied. A comment becomes one space, a string or escape is copied; then the lines left
+    blank are dropped.
+    """
+
+    block: tuple[tuple[str, str], ...] = ()  # (opener, closer)
+    nested: bool = False  # block comments nest (Haskell, Julia)
+    line: tuple[str, ...] = ()  # openers of comments running to the end of the line
+    # Bash: ``#`` opens a comment only at the start of a word (first character, or after
+    # whitespace or one of ; | & ( ) < >): $# and ${#x} stay
+    line_at_word_start: bool = False
+    # Haskell: a line opener touching one of these characters (before it, or after its run
+    # of repeated last characters) is part of an operator (-->, |--), not a comment
+    line_symbols: str = ""
+    long_brackets: bool = False  # Lua: long comments --[[ ]] and long strings [[ ]]
+    quotes: tuple[Quote, ...] = ()  # tried in order (a triple quote before its single one)
+    escapes_outside: bool = False  # Bash: a backslash outside quotes keeps the next character
+
+
+# The package's regular expression for every language but Python and Ruby: // and /* */
+# comments, single- and double-quoted strings with backslash escapes, spanning lines.
+C_STYLE = CommentStyle(
+    block=(("/*", "*/"),), line=("//",), quotes=(Quote("'"), Quote('"')),
+)
+
+# The languages the package does not have, from their references: Lua 5.4 manual 3.1, Bash
+# manual 3.1.2-3.1.2.3 (comments, quoting), Haskell 2010 report 2.2-2.3 (comments, nested
+# comments) and 2.6 (literals), Julia manual "Strings" and "Comments". Kotlin, Swift and
+# Scala use the package's C-family style, as the package does for Java, Go and Rust (their
+# block comments nest, as Rust's do: the package does not nest them for any language).
+SCANNED_STYLES: dict[str, CommentStyle] = {
+    "c": C_STYLE,
+    "lua": CommentStyle(
+        line=("--",), long_brackets=True,
+        quotes=(Quote("'", multiline=False), Quote('"', multiline=False)),
+    ),
+    "bash": CommentStyle(
+        line=("#",), line_at_word_start=True, escapes_outside=True,
+        quotes=(Quote("'", escape=False), Quote('"')),
+    ),
+    "haskell": CommentStyle(
+        block=(("{-", "-}"),), nested=True, line=("--",), line_symbols="!#$%&*+./<=>?@\\^|~:",
+        quotes=(Quote('"', multiline=False),
+                Quote("'", multiline=False, not_after="ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                      "abcdefghijklmnopqrstuvwxyz0123456789_'")),
+    ),
+    "julia": CommentStyle(
+        block=(("#=", "=#"),), nested=True, line=("#",),
+        quotes=(Quote('"""'), Quote('"'), Quote("`"),
+                Quote("'", multiline=False, not_after="ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                      "abcdefghijklmnopqrstuvwxyz0123456789_')]}.")),
+    ),
+}
+
+# How comments are removed before the syntax and dataflow components (preprocess.py): the
+# package's "python" (tokenize's rules: comments and docstrings) and "none" (Ruby: kept), or a
+# style of SCANNED_STYLES ("c": the package's regular expression for the C family).
 COMMENT_STYLES: dict[str, str] = {
     "python": "python",
     "ruby": "none",
     **dict.fromkeys(
-        ("c", "c_sharp", "cpp", "go", "java", "javascript", "php", "rust", "typescript"), "c"
+        ("c", "c_sharp", "cpp", "go", "java", "javascript", "php", "rust", "typescript",
+         "kotlin", "swift", "scala"), "c"
     ),
+    "lua": "lua",
+    "bash": "bash",
+    "haskell": "haskell",
+    "julia": "julia",
 }

@@ -7,7 +7,7 @@
  *
  * One file per stage of the metric:
  *   workspace.c  growable arrays, the intern table, the one place that allocates
- *   comments.c   comment removal (Python's tokenize rules, the C-style regular expression)
+ *   comments.c   comment removal (Python's tokenize rules; a scanner of comment styles as data)
  *   ngrams.c     the two n-gram components
  *   treewalk.c   flat trees: from tree-sitter's trees (compiled walk) or from a Python walk
  *   tokens.c     the package's token list and token texts
@@ -32,7 +32,7 @@
 #endif
 
 /* Bumped whenever an exported signature changes; engine.py checks it. */
-#define CGM_ENGINE_ABI 1
+#define CGM_ENGINE_ABI 2
 
 /* Status codes of the exported functions (negative: failure). */
 #define CGM_OK 0
@@ -142,6 +142,24 @@ static inline bool is_python_space(uint32_t c) {
   return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
          c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
+
+/* ---------------------------------------------------------------- comment styles */
+
+/* A comment style as data (tables.CommentStyle; engine.py fills it): the markers are
+ * NUL-terminated ASCII strings, at most CGM_MAX_MARKS of each kind. */
+#define CGM_MAX_MARKS 4
+typedef struct {
+  const char *block_open[CGM_MAX_MARKS];
+  const char *block_close[CGM_MAX_MARKS];
+  const char *line[CGM_MAX_MARKS];
+  const char *quote[CGM_MAX_MARKS];
+  const char *quote_not_after[CGM_MAX_MARKS]; /* "" for none */
+  int32_t quote_escape[CGM_MAX_MARKS];
+  int32_t quote_multiline[CGM_MAX_MARKS];
+  const char *line_symbols; /* "" for none */
+  int32_t n_block, n_line, n_quotes;
+  int32_t nested, line_at_word_start, long_brackets, escapes_outside;
+} CommentStyle;
 
 /* ---------------------------------------------------------------- language tables */
 
