@@ -22,7 +22,7 @@ from typing import Any
 from .. import native
 from .options import CodeBleuOptions
 from .score import N_COLUMNS, SYNTAX_MATCH
-from .tables import ATOMIC_TYPES, MAX_DEPTH, SCANNED_STYLES, CommentStyle, DataflowRules
+from .tables import MAX_DEPTH, SCANNED_STYLES, CommentStyle, DataflowRules
 
 BATCH_ITEMS = 256  # items per batch: bounds the memory of the flat arrays
 ERROR_KIND = 65535
@@ -31,11 +31,14 @@ ABI = 2  # csrc/engine.h: CGM_ENGINE_ABI
 RULE_NAMES = (
     "definition_style", "definition_name_field", "definition_value_field", "tuple_assignment",
     "branch_style", "branch_keeps_input", "ruby_for", "c_for_restart", "c_for_update_of",
-    "foreach_name_field", "foreach_value_field", "foreach_php", "has_first", "comma", "block",
-    "for_in_clause", "operator_assignment", "elif_clause", "else_clause", "variable_name",
-    "identifier", "comment", "left", "right", "body", "pattern", "value", "update",
+    "foreach_name_field", "foreach_value_field", "foreach_body_field", "foreach_rest",
+    "foreach_php", "has_first", "has_separators", "comma", "block", "for_in_clause",
+    "operator_assignment", "elif_clause", "else_clause", "variable_name", "identifier", "left",
+    "right", "body", "pattern", "value", "update",
 )  # fmt: skip
-NAME_ATOMIC, NAME_FIRST, NAME_BRANCH, NAME_HAS_ELSE = 1, 2, 4, 8  # csrc/engine.h: flags of a name
+# csrc/engine.h: flags of a name
+NAME_ATOMIC, NAME_FIRST, NAME_BRANCH, NAME_HAS_ELSE = 1, 2, 4, 8
+NAME_SEPARATOR, NAME_OPAQUE, NAME_COMMENT_TYPE = 16, 32, 64
 PYTHON_STYLE, SCANNED_STYLE = 1, 2  # csrc/comments.c: cgm_strip_comments styles
 UNSURE, KEEP = -1, -2  # comment removal: run Python's tokenize / keep the text as it is
 UNSUPPORTED_TREE = -3
@@ -147,10 +150,13 @@ class LanguageTables:
         flags = array("B", bytes(len(labels)))
         for label, index in names.items():
             flags[index] = (
-                (NAME_ATOMIC if label in ATOMIC_TYPES else 0)
+                (NAME_ATOMIC if label in rules.atomic else 0)
                 | (NAME_FIRST if label in rules.first else 0)
                 | (NAME_BRANCH if label in rules.branch else 0)
                 | (NAME_HAS_ELSE if "else" in label else 0)
+                | (NAME_SEPARATOR if label in rules.separators else 0)
+                | (NAME_OPAQUE if label in rules.opaque else 0)
+                | (NAME_COMMENT_TYPE if label in rules.comments else 0)
             )
 
         def name(label: str) -> int:
@@ -173,14 +179,19 @@ class LanguageTables:
             "c_for_update_of": name(rules.c_for_update_of),
             "foreach_name_field": field(rules.foreach_name),
             "foreach_value_field": field(rules.foreach_value),
+            "foreach_body_field": field(rules.foreach_body),
+            "foreach_rest": int(not rules.foreach_body),
             "foreach_php": int(rules.foreach_php),
             "has_first": int(bool(rules.first)),
+            "has_separators": int(bool(rules.separators)),
             **{label: name(label) for label in (
                 "block", "for_in_clause", "operator_assignment", "elif_clause", "else_clause",
-                "variable_name", "identifier", "comment")},
+                "variable_name")},
+            "identifier": name(rules.identifier),
             "comma": name(","),
-            **{label: field(label) for label in ("left", "right", "body", "pattern", "value",
-                                                 "update")},
+            "left": field(rules.left),
+            "right": field(rules.right),
+            **{label: field(label) for label in ("body", "pattern", "value", "update")},
         }  # fmt: skip
         points, starts = _code_points(labels)
         rule_values = array("q", [values[key] for key in RULE_NAMES])

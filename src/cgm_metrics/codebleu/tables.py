@@ -13,6 +13,16 @@ Kinds of node the walker knows:
 - ``branch``: if/else: branches start from the same state, their states are merged
 - ``for_in`` / ``foreach`` / ``while``: the loop is walked twice (loop-carried flow)
 - ``c_for``: C-style ``for``: walked once, then the part after its initialiser again
+
+Beyond the package's rules, for grammars it does not have (its ten languages keep the
+defaults, so their graphs are unchanged): the identifier type (a new name is registered only
+at a leaf of this type), which nodes are kept whole as tokens (``atomic``) and which are
+comments, the fields of an assignment's sides, ``separators`` (where a definition, assignment
+or for-each node has no field for its first side, its sides are the children just before
+and after its first separator token, e.g. Kotlin's ``val x = 1`` or Lua's ``a, b = 1, 2``;
+without a separator either it is walked as any other node), ``opaque`` node types (types and
+operators: the walker neither walks them nor reads variables from them) and a for-each body
+given by a field or, with ``foreach_body=""``, as the children after the iterated value.
 """
 
 from typing import NamedTuple  # (no postponed annotations: they cost a compile per field)
@@ -53,6 +63,14 @@ class DataflowRules(NamedTuple):
     foreach_php: bool = False  # PHP: the two ``variable_name`` children are value and name
     loop: tuple[str, ...] = ()
     first: tuple[str, ...] = ()  # children walked before their siblings
+    identifier: str = "identifier"  # the leaf type of a name
+    atomic: tuple[str, ...] = tuple(sorted(ATOMIC_TYPES))  # kept whole as one token
+    comments: tuple[str, ...] = ("comment",)  # neither tokens nor walked
+    left: str = "left"  # the fields of an assignment's (and a Python-style for's) two sides
+    right: str = "right"
+    separators: tuple[str, ...] = ()  # tokens between the two sides where fields are missing
+    opaque: tuple[str, ...] = ()  # node types neither walked nor read for variables
+    foreach_body: str = "body"  # the body's field; "" for the children after the value
 
 
 _JAVA = DataflowRules(
