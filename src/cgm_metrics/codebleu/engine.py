@@ -263,6 +263,20 @@ PROBES = {
           "for _, v := range b { a += v }; if a > 0 { return a } else { return -a } }\nvar x = ",
     "rust": "fn f(a: i32, b: &[i32]) -> i32 { let mut s = a; for v in b { s += v; } // c\n"
             "match s { 0 => 1, _ => s } }\nstruct S { x: i32 }\nlet x = ;",
+    "kotlin": "fun f(a: Int, b: List<Int>): Int { var s = a; for (v in b) { s += v } // c\n"
+              "return if (s > 0) s else -s }\nclass C(val x: Int)\nval y = ",
+    "swift": "func f(a: Int, b: [Int]) -> Int { var s = a; for v in b { s += v } // c\n"
+             "if s > 0 { return s } else { return -s } }\nstruct S { let x: Int }\nlet y = ",
+    "scala": "def f(a: Int, b: List[Int]): Int = { var s = a; for (v <- b) { s = s + v } // c\n"
+             "if (s > 0) s else -s }\nclass C(x: Int)\nval y = ",
+    "lua": "local function f(a, b) local s = a for _, v in ipairs(b) do s = s + v end -- c\n"
+           "if s > 0 then return s else return -s end end\nlocal t = {x = 1}\nlocal y = ",
+    "bash": "f() { local s=$1; for v in \"$@\"; do s=$((s + v)); done # c\n"
+            "if [ \"$s\" -gt 0 ]; then echo \"$s\"; else echo 0; fi; }\nx=(1 2)\ny=$(( ",
+    "haskell": "f :: Int -> [Int] -> Int\nf a b = s where s = a + sum [v | v <- b] -- c\n"
+               "g x = if x > 0 then x else negate x\ndata S = S { x :: Int }\ny = ",
+    "julia": "function f(a, b::Vector{Int}) s = a; for v in b s += v end # c\n"
+             "s > 0 ? s : -s end\nstruct S x::Int end\ny = ",
 }
 _GENERIC_PROBE = "x = (1, y) + f(z) // c\n"
 HEADER = object.__basicsize__  # where py-tree-sitter's Tree object holds its TSTree pointer

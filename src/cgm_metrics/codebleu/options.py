@@ -12,10 +12,10 @@ from ..core.languages import LanguageSpec, resolve_language
 from .keywords import KEYWORDS
 from .tables import COMMENT_STYLES, RULES, DataflowRules
 
-# the package's ten languages plus TypeScript
+# the package's ten languages plus TypeScript, then languages the package does not have
 CODEBLEU_LANGUAGES = (
     "c", "c_sharp", "cpp", "go", "java", "javascript", "php", "python", "ruby", "rust",
-    "typescript",
+    "typescript", "kotlin", "swift", "scala", "lua", "bash", "haskell", "julia",
 )  # fmt: skip
 DATAFLOW_MODES = ("package", "zero", "renormalize")
 SET_ORDERS = ("package", "source")
@@ -41,7 +41,13 @@ def codebleu_language(lang: object) -> LanguageSpec:
                 " Score each language separately."
             )
         lang = lang[0]
-    spec = resolve_language(lang)
+    try:
+        spec = resolve_language(lang)
+    except ValueError:  # not a language at all: name CodeBLEU's, not every metric's
+        raise ValueError(
+            f"CodeBLEU does not know lang={lang!r}. Supported languages: "
+            f"{', '.join(CODEBLEU_LANGUAGES)} (or an alias such as js, kt, sh)."
+        ) from None
     if spec.name not in CODEBLEU_LANGUAGES:
         raise ValueError(
             f"CodeBLEU does not support lang={spec.name!r}. Supported languages: "

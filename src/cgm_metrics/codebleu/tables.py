@@ -170,6 +170,105 @@ RULES: dict[str, DataflowRules] = {
         foreach_value="right",
         loop=("while_expression", "while_let_expression", "loop_expression"),
     ),
+    # -- languages the package does not have: its kinds of node, mapped onto each grammar
+    # (tree-sitter-kotlin 1.1.0, -swift 0.7.4, -scala 0.26.3, -lua 0.5.0, -bash 0.25.1,
+    # -haskell 0.24.1, -julia 0.23.1; tests/test_codebleu_languages.py walks examples by hand)
+    "kotlin": DataflowRules(
+        # `val x: Int = 1` and `for (x in xs)` have no fields: their sides are around = / in;
+        # Kotlin's ++ and -- share unary_expression with -x and !x, so no increment rule
+        definition=("property_declaration",),
+        assignment=("assignment",),
+        branch=("if_expression", "else", "when_expression", "when_entry"),
+        foreach=("for_statement",),
+        foreach_body="",
+        loop=("while_statement", "do_while_statement"),
+        atomic=("character_literal", "multiline_string_literal", "string_literal"),
+        comments=("block_comment", "line_comment"),
+        separators=("=", "in"),
+        opaque=("function_type", "non_nullable_type", "nullable_type", "parenthesized_type",
+                "type_arguments", "type_constraints", "type_parameters", "user_type"),
+    ),
+    "swift": DataflowRules(
+        definition=("property_declaration",),
+        assignment=("assignment",),
+        left="target",
+        right="result",
+        branch=("if_statement", "else", "switch_statement", "switch_entry"),
+        foreach=("for_statement",),
+        foreach_name="item",
+        foreach_value="collection",
+        foreach_body="",
+        loop=("while_statement", "repeat_while_statement"),
+        identifier="simple_identifier",
+        atomic=("line_string_literal", "multi_line_string_literal", "raw_string_literal"),
+        comments=("comment", "multiline_comment"),
+    ),
+    "scala": DataflowRules(
+        # `x += 1` is an infix_expression (a method call) in this grammar: not an assignment;
+        # a generator `x <- xs` (enumerator) has no fields: its sides are around <- / =
+        definition=("val_definition", "var_definition", "enumerator"),
+        definition_name="pattern",
+        assignment=("assignment_expression",),
+        branch=("if_expression", "else", "case_block", "case_clause"),
+        loop=("for_expression", "while_expression", "do_while_expression"),
+        atomic=("character_literal", "interpolated_string_expression", "string"),
+        comments=("block_comment", "comment"),
+        separators=("<-", "="),
+        opaque=("operator_identifier",),
+    ),
+    "lua": DataflowRules(
+        # `a, b = 1, 2` and `for k, v in pairs(t)` have no fields: sides around = / in
+        definition=("for_generic_clause", "for_numeric_clause"),
+        definition_value="start",
+        assignment=("assignment_statement",),
+        assignment_style="tuple",
+        branch=("if_statement", "elseif_statement", "else_statement"),
+        branch_style="plain",
+        loop=("for_statement", "while_statement", "repeat_statement"),
+        separators=("=", "in"),
+    ),
+    "bash": DataflowRules(
+        # x=1 declares and assigns; a definition, so that `x=` (no value) defines x
+        definition=("variable_assignment",),
+        increment=("postfix_expression",),
+        branch=("if_statement",),
+        branch_style="python",
+        foreach=("for_statement",),
+        foreach_name="variable",
+        foreach_value="value",
+        c_for=("c_style_for_statement",),
+        c_for_restart="variable_assignment",
+        loop=("while_statement",),
+        identifier="variable_name",
+        # "..." is not kept whole: the expansions inside it ("$x") are variables
+        atomic=("ansi_c_string", "raw_string"),
+        opaque=("test_operator",),
+    ),
+    "haskell": DataflowRules(
+        # where/let bindings (name = ...) and do/generator bindings (pattern <- ...)
+        definition=("bind", "generator"),
+        definition_value="match",
+        branch=("conditional", "else", "alternatives", "alternative"),
+        identifier="variable",
+        atomic=("char", "string"),
+        comments=("comment", "haddock"),
+        separators=("<-",),
+        opaque=("operator", "signature"),
+    ),
+    "julia": DataflowRules(
+        # no fields: sides around the operator (=, +=, in)
+        definition=("for_binding",),
+        assignment=("assignment", "compound_assignment_expression"),
+        assignment_style="tuple",
+        branch=("if_statement", "elseif_clause", "else_clause"),
+        branch_style="plain",
+        loop=("for_statement", "while_statement"),
+        atomic=("character_literal", "command_literal", "prefixed_string_literal",
+                "string_literal"),
+        comments=("block_comment", "line_comment"),
+        separators=("operator",),
+        opaque=("operator",),
+    ),
 }
 
 class Quote(NamedTuple):
