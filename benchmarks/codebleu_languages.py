@@ -12,7 +12,13 @@ another program's line; a fixed seed). Every figure is CPU time per pair, the be
 ``--repeats`` interleaved runs of one ``calc_codebleu`` call on the whole corpus, after a
 first call that loads the grammar; the two engines' statistics rows are compared.
 
-    python benchmarks/codebleu_languages.py [--variants 40] [--repeats 5]
+Cost at the Space's snippet size, as ``benchmarks/metric_cost.py`` measures it for the
+languages of its worst cases (Python, Java, JavaScript): per language, one item of
+``--chars`` characters (the five programs repeated) against 8 edited references, scored by
+``CodeBleuMetric.statistics`` after a warm-up (median of ``--repeats``), in seconds per 1,000
+characters next to the class attribute ``seconds_per_1k_chars``.
+
+    python benchmarks/codebleu_languages.py [--variants 40] [--repeats 5] [--chars 5000]
 """
 
 from __future__ import annotations
@@ -122,10 +128,33 @@ def measure(lang: str, predictions: list[str], references: list[str], repeats: i
     }
 
 
+def cost(lang: str, chars: int, repeats: int) -> float:
+    """Seconds per 1,000 characters of one item of ``chars`` characters with 8 references."""
+    import statistics
+
+    rng = random.Random(29)
+    found = programs(lang)
+    text = ""
+    while len(text) < chars:
+        text += "\n\n".join(found) + "\n\n"
+    text = text[:chars]
+    references = [edited(text, found, rng) for _ in range(8)]
+    prediction = edited(text, found, rng)
+    metric = CodeBleuMetric(lang=lang)
+    metric.statistics([found[0]], [[found[1]]])
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        metric.statistics([prediction], [references])
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) / ((len(prediction) + sum(map(len, references))) / 1000)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", type=int, default=40, help="edited copies per program")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved runs, best counts")
+    parser.add_argument("--chars", type=int, default=5000, help="snippet size of the cost rows")
     args = parser.parse_args()
     if engine() != "compiled":
         sys.exit("the compiled CodeBLEU engine is not available here: nothing to compare")
@@ -151,6 +180,10 @@ def main() -> None:
         print(f"  {lang:8s} " + ", ".join(f"{key} {1e6 * found['stages'].get(key, 0.0) / n:.0f}"
                                           for key in STAGES)
               + f", other {1e6 * found['other'] / n:.0f}")
+    print(f"\ncost at {args.chars:,} characters with 8 references (s / 1k chars; class attribute "
+          f"{CodeBleuMetric.seconds_per_1k_chars}):")
+    for lang in NEW:
+        print(f"  {lang:8s} {cost(lang, args.chars, args.repeats):.4f}")
     print(f"\n({load()}; CPU times of one process: compare the ratios, not the absolute "
           "figures across runs)")
 
