@@ -12,6 +12,21 @@ CGM_REQUIRE_NATIVE=1 python -m pip install --quiet -e ".[test,ray]"
 # The codebleu package is a test peer; its declared pins no longer install, so without them.
 python -m pip install --quiet --no-deps codebleu==0.7.0
 
+# evaluate's code_eval is a test peer; it lives on the Hub, not in evaluate's releases. The same
+# module (its _compute and execute.py, before it moved to evaluate) ships in the sdist of
+# datasets 1.18.4 on PyPI: unpack its metrics/code_eval folder into a cache outside the tree.
+peers="${CGM_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cgm-metrics/peers}"
+if [ ! -f "$peers/code_eval/code_eval.py" ]; then
+    mkdir -p "$peers"
+    sdist="$(mktemp -d)"
+    python -m pip download --quiet --no-deps --no-binary :all: --dest "$sdist" datasets==1.18.4
+    tar -xzf "$sdist"/datasets-1.18.4.tar.gz -C "$sdist" datasets-1.18.4/metrics/code_eval
+    rm -rf "$peers/code_eval"
+    mv "$sdist/datasets-1.18.4/metrics/code_eval" "$peers/code_eval"
+    rm -rf "$sdist"
+fi
+export CGM_PEERS_DIR="$peers"
+
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
     $SUDO apt-get update -qq

@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -49,6 +50,19 @@ def require(module: str) -> ModuleType:
     except ImportError as error:
         what, _, how = OPTIONAL[module].partition(" (")
         skip_missing(f"{what} ({error})", how.rstrip(")") or "see scripts/test.sh")
+
+
+def code_eval_peer() -> Path:
+    """The folder of evaluate's ``code_eval`` module as HuggingFace published it (its
+    ``_compute`` and ``execute.py``; unpacked from the sdist of datasets 1.18.4 on PyPI by
+    ``scripts/test.sh`` into ``$CGM_PEERS_DIR``), or skip the test naming the step."""
+    root = Path(os.environ.get("CGM_PEERS_DIR") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cgm-metrics" / "peers")
+    folder = root / "code_eval"
+    if not (folder / "code_eval.py").is_file() or not (folder / "execute.py").is_file():
+        skip_missing(f"evaluate's code_eval module (not in {folder})",
+                     "scripts/test.sh unpacks it from the datasets 1.18.4 sdist")
+    return folder
 
 
 def run_peer(script: str, payload: Any, timeout: float = 300) -> Any:
