@@ -416,11 +416,12 @@ def test_compiled_tree_walk_equals_cursor_walk(lang):
 
 _SEED_SCRIPT = r"""
 import json, sys
+from pathlib import Path
 from cgm_metrics.codebleu import compute_codebleu
 data = Path(sys.argv[1])
 out = {}
 for lang in sys.argv[2].split(","):
-    programs = [p.strip("\n") for p in (data / f"{lang}.txt").read_text().split("\n=====\n")]
+    programs = [p.strip("\n") for p in (data / f"{lang}.txt").read_text(encoding="utf-8").split("\n=====\n")]
     preds = programs[1:] + programs[:1]
     for order in ("package", "source"):
         out[f"{lang}/{order}"] = compute_codebleu(preds, [[p] for p in programs], lang=lang,
