@@ -208,6 +208,42 @@ def test_computed_registry_metric():
     assert result.model_scores["mid"]["chrf_code"]["score"] == pytest.approx(expected)
 
 
+def test_every_registry_metric_through_the_command(tmp_path, capsys):
+    """`cgm agreement` runs with every registry metric on the HearthStone rows; registry:NAME
+    computes NAME although the rows' 'scores' hold the paper's per-item values of that name."""
+    from cgm_metrics import metrics as registered
+    from cgm_metrics.cli import main
+
+    names = registered()
+    out = tmp_path / "out.json"
+    with pytest.warns(UserWarning, match="trivially_shared"):  # crystal_bleu without a list
+        code = main(["agreement", str(_hs("hs.graded.jsonl")), "--n-resamples", "100",
+                     "--metrics", "codebleu", *(f"registry:{name}" for name in names),
+                     "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    result = json.loads(out.read_text())
+    assert result["metric_sources"]["codebleu"] == "file"
+    for name in names:
+        key = f"registry:{name}"
+        assert result["metric_sources"][key].startswith(f"registry:{name}|"), key
+        assert sum(row["pairs"] for row in result["table"][key] if row["bin"] != "all") == 435
+        assert result["correlations"]["per_item"][key]["kendall"]["value"] is not None
+        assert key in printed
+    # the file's per-item scores and ours are different series: the paper's CodeBLEU read code
+    # tokens, the codebleu package's definition whitespace-separated words
+    item = result["correlations"]["per_item"]
+    assert item["codebleu"]["pearson"]["value"] != item["registry:codebleu"]["pearson"]["value"]
+
+
+def test_registry_prefix_names_an_unknown_metric():
+    rows = _toy_rows(n_items=12)
+    with pytest.raises(GradedInputError, match=r"'registry:nope' is not a registered metric "
+                       r"\(bleu, chrf_code"):
+        run_agreement(graded_from_rows(rows), metrics=["registry:nope"], synthetic=False,
+                      n_resamples=100)
+
+
 # ----------------------------------------------------------------- bad input
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from .correlation import (
     spearman_rows,
 )
 from .data import GradedData, GradedInputError, check_grade_range, read_graded_jsonl
-from .statistics import ItemStatistics, from_values, registry_metric
+from .statistics import REGISTRY_PREFIX, ItemStatistics, from_values, registry_metric
 
 OUTCOMES = {0: "agree", 1: "type_i", 2: "type_ii", -1: "opposite"}
 DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
@@ -116,9 +116,13 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
             # the study's BLEU: corpus BLEU of the registry (code tokenizer), resampled from
             # its statistics; the file's per-item BLEU stays the per-item value
             out.append(_computed("bleu", data, lang, data.scores.get("bleu")))
-        elif name in data.scores:
+        elif name in data.scores and not name.startswith(REGISTRY_PREFIX):
             out.append(from_values(name, data.scores[name], "file"))
         else:
+            # "registry:NAME" computes the registry's NAME even where the rows' 'scores' hold
+            # a value of that name (e.g. a paper's published CodeBLEU beside ours)
+            forced = name.startswith(REGISTRY_PREFIX)
+            base = name[len(REGISTRY_PREFIX):] if forced else name
             if not have_text:
                 raise GradedInputError(
                     f"metric {name!r} is not in the rows' 'scores' and cannot be computed: "
@@ -126,13 +130,16 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
                 )
             from ..registry import metrics as registered
 
-            if name not in registered():
+            if base not in registered():
+                known = f"a registered metric ({', '.join(registered())})"
                 raise GradedInputError(
+                    f"metric {name!r} is not {known}." if forced else
                     f"metric {name!r} is neither in the rows' 'scores' ({', '.join(data.scores)}"
-                    f" or none) nor a registered metric ({', '.join(registered())})."
+                    f" or none) nor {known}."
                 )
             try:
-                out.append(_computed(name, data, lang))
+                computed = _computed(base, data, lang)
+                out.append(replace(computed, name=name) if forced else computed)
             except ImportError as error:
                 if names is not None:
                     raise GradedInputError(f"metric {name!r} is not available in this "
