@@ -244,6 +244,32 @@ def test_registry_prefix_names_an_unknown_metric():
                       n_resamples=100)
 
 
+def test_metric_options_reach_the_computed_metric():
+    """CrystalBLEU with a list of trivially shared n-grams through metric_options gives the
+    corpus score of the registry metric called with that list."""
+    import cgm_metrics
+    from cgm_metrics.crystal_bleu import trivially_shared_ngrams
+
+    rows = [json.loads(line) for line in _hs("hs.graded.jsonl").read_text().splitlines()]
+    preds = [r["prediction"] for r in rows if r["system"] == "nl2code"]
+    refs = [r["references"] for r in rows if r["system"] == "nl2code"]
+    shared = trivially_shared_ngrams([r[0] for r in refs], k=50)
+    result = run_agreement(graded_from_rows(rows), metrics=["crystal_bleu"], synthetic=False,
+                           n_resamples=100, correlations=False,
+                           metric_options={"crystal_bleu": {"trivially_shared": shared}})
+    expected = cgm_metrics.score("crystal_bleu", preds, refs, trivially_shared=shared)["score"]
+    with pytest.warns(UserWarning, match="trivially_shared"):
+        plain = cgm_metrics.score("crystal_bleu", preds, refs)["score"]
+    assert abs(expected - plain) > 0.05  # the list matters on these programs (0-1 scores)
+    assert result.model_scores["nl2code"]["crystal_bleu"]["score"] == pytest.approx(
+        expected, rel=1e-12)
+    assert "trivially_shared:none" not in result.sources["crystal_bleu"]
+    with pytest.raises(GradedInputError, match="metric_options names 'tsed', which is not a "
+                       "computed metric"):
+        run_agreement(graded_from_rows(rows), metrics=["crystal_bleu"], synthetic=False,
+                      n_resamples=100, metric_options={"tsed": {}})
+
+
 # ----------------------------------------------------------------- bad input
 
 

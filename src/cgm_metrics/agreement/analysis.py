@@ -101,7 +101,7 @@ def _human_grades(data: GradedData, method: str) -> tuple[np.ndarray, str]:
 
 
 def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
-                       lang: str) -> list[ItemStatistics]:
+                       lang: str, options: dict[str, dict]) -> list[ItemStatistics]:
     have_text = data.predictions is not None and data.references is not None
     out: list[ItemStatistics] = []
     wanted = list(names) if names is not None else list(data.scores)
@@ -109,6 +109,13 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
         wanted.append("bleu")
     if names is None and not wanted:
         wanted = list(DEFAULT_COMPUTED)
+    for name in options:
+        if name not in wanted or (name in data.scores and not name.startswith(REGISTRY_PREFIX)):
+            raise GradedInputError(
+                f"metric_options names {name!r}, which is not a computed metric of this "
+                f"analysis (metrics: {', '.join(wanted)}); options apply to registry metrics "
+                "computed from the rows (registry:NAME where the rows' 'scores' have NAME)."
+            )
     for name in wanted:
         if name == "grade":
             continue
@@ -138,7 +145,7 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
                     f" or none) nor {known}."
                 )
             try:
-                computed = _computed(base, data, lang)
+                computed = _computed(base, data, lang, options=options.get(name))
                 out.append(replace(computed, name=name) if forced else computed)
             except ImportError as error:
                 if names is not None:
@@ -150,12 +157,13 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
     return out
 
 
-def _computed(name: str, data: GradedData, lang: str,
-              item_values: np.ndarray | None = None) -> ItemStatistics:
+def _computed(name: str, data: GradedData, lang: str, item_values: np.ndarray | None = None,
+              options: dict | None = None) -> ItemStatistics:
     """A registry metric on the rows' texts; what the user can fix is a GradedInputError."""
     assert data.predictions is not None and data.references is not None
     try:
-        return registry_metric(name, data.predictions, data.references, lang, item_values)
+        return registry_metric(name, data.predictions, data.references, lang, item_values,
+                               options=options)
     except (ValueError, TypeError) as error:
         raise GradedInputError(f"metric {name!r} cannot score the rows: {error}") from None
 
@@ -267,8 +275,13 @@ def run_agreement(
     correction: str = "holm",
     correlation_resamples: int = 200,
     max_models: int = MAX_MODELS,
+    metric_options: dict[str, dict] | None = None,
 ) -> AgreementResult:
     """Metric-human agreement of graded outputs (see the package docstring).
+
+    ``metric_options`` maps a computed metric's name in ``metrics`` to its options
+    (``get_metric(name, lang=lang, **options)``), e.g.
+    ``{"registry:crystal_bleu": {"trivially_shared": ngrams}}``.
 
     Every pair of models is compared, so the work grows with the square of the number of
     models: at most ``max_models`` are compared. When the real systems and their synthetic
@@ -323,7 +336,7 @@ def run_agreement(
     grades, used_aggregate = _human_grades(data, aggregate_method)
     human = from_values("grade", grades, "human")
     human.points = 100.0 / (high - low)
-    metric_stats = _metric_statistics(data, metrics, protocol, lang)
+    metric_stats = _metric_statistics(data, metrics, protocol, lang, metric_options or {})
     all_metrics = [human] + metric_stats
 
     fallback = np.stack([grades] + [m.item_values for m in metric_stats], axis=-1)
