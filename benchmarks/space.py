@@ -1,36 +1,53 @@
-"""Time the Space's requests at its advertised limits against its 2-second budget.
+"""Time the Space's requests, and measure the cost model that decides which metrics run.
 
-Every case is a request the Space accepts (5,000 characters a snippet, 4 candidates; uploads
-of 5 systems x 500 items x 4,990 characters) built to be slow: long flat code, deep nesting,
-many blocks. Each case runs in a fresh process (so no warm cache flatters it) after one
-small warm-up request that loads the parsers, as a running Space has; a case that takes
-longer than ``--cap`` seconds is stopped and reported as over the cap. A request may also be
-answered with the Space's polite "too large for the Space, use `cgm`" message: that is an
-answer, and the table says so.
+Four parts (all by default; ``--only PART`` for one):
 
-    python benchmarks/space.py            # all cases
-    python benchmarks/space.py --cap 60 --only diff
+* ``limits``: requests the Space accepts, at its advertised limits and built to be slow (5,000
+  characters a snippet, 4 candidates; uploads of 5 systems x 500 items x 3,990 characters:
+  long flat code, deep nesting, many blocks), each in a fresh process after one warm-up
+  request, as a running Space has had; a case over ``--cap`` seconds is stopped. The polite
+  "too large for the Space, use `cgm`" answer is an answer, and the table says so. The peer
+  column times difflib's token diff (the Space's diff before it went line-first).
+* ``calibrate``: each metric's CPU seconds per 1,000 characters on real code, the first 100
+  pairs of each of the ten languages of tests/data/codebleu (the median of ``--repeat``
+  runs); the slowest language is the Space's typical rate
+  (``cgm_metrics.space.limits.TYPICAL_SECONDS_PER_1K_CHARS``, rounded up).
+* ``model``: the plan's estimates next to measured CPU seconds, per metric, on side-by-side
+  requests (2 to 4 candidates of real code; 4 candidates at the 5,000-character limit) and on
+  3 x 100 comparisons of real code (several windows), significance tests included; the ratio
+  measured / estimated should stay below 1 on real code.
+* ``agreement``: agreement uploads at the limits (10 systems x 500 items of real code, text
+  only, and with scores), in a fresh process: seconds, CPU and peak memory; and files over the
+  limits (100 systems x 20 items, 2,500 systems x 2 items): the time to the refusal.
 
-The machine this runs on may be busy: the diff cases have a peer, difflib's token diff (the
-Space's diff before it went line-first), run on the same pair in the same way (a fresh
-process, the same warm-up, one run each), so the ratio is what to compare; the scoring and
-upload cases have no peer (no other tool answers these requests) and are read against the
-2-second budget.
+    python benchmarks/space.py                      # everything
+    python benchmarks/space.py --only model --repeat 5
+    python benchmarks/space.py --only limits --cap 60
+
+The machine this runs on may be busy: CPU seconds (``time.process_time``) are what a request
+costs the Space's worker; seconds on the clock grow with the load, printed with each part.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
 BUDGET = 2.0
+LANGUAGES = ("python", "java", "javascript", "go", "php", "ruby", "rust", "c", "cpp", "c_sharp")
 
 
 # ---------------------------------------------------------------- the worst cases
@@ -126,7 +143,9 @@ RUNNER = textwrap.dedent('''
         elif kind == "uploads":
             result = space.compare_uploads(refs, systems, "python", name.split(","))
             space.systems_html(result)
-            space.plot_differences(result)
+            space.differences_svg(result)
+            if result["skipped"]:
+                status = "answered; skipped " + ", ".join(sorted(result["skipped"]))
     except space.SpaceInputError as error:
         status = "polite refusal: " + str(error)[:80]
     print(json.dumps({{"seconds": time.perf_counter() - start, "status": status}}))
@@ -145,11 +164,7 @@ def run_case(kind: str, name: str, arg: str, cap: float) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cap", type=float, default=120.0)
-    parser.add_argument("--only", default="", help="run only cases whose name contains this")
-    args = parser.parse_args()
+def limits_part(args: argparse.Namespace) -> None:
     cases = []
     for name in SNIPPETS:
         cases.append(("diff", name, "", f"diff_html {name}"))
@@ -161,13 +176,304 @@ def main() -> None:
             cases.append(("uploads", metrics, folder, f"compare_uploads 5x500x3990 {metrics}"))
         print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on "
               f"{os.cpu_count()} CPUs")
-        print(f"{'case':60s} {'seconds':>8s}  status (budget {BUDGET:g} s)")
+        print(f"\n{'case':60s} {'seconds':>8s}  status (budget {BUDGET:g} s)")
         for kind, name, arg, label in cases:
-            if args.only and args.only not in label:
+            if args.case and args.case not in label:
                 continue
             result = run_case(kind, name, arg, args.cap)
             seconds = "-" if result["seconds"] is None else f"{result['seconds']:.3f}"
             print(f"{label:60s} {seconds:>8s}  {result['status']}", flush=True)
+
+
+# ---------------------------------------------------------------- real code
+
+
+def real_pairs(lang: str, n: int = 100) -> tuple[list[str], list[list[str]]]:
+    """The first ``n`` (prediction, references) pairs of tests/data/codebleu in ``lang``."""
+    path = DATA / "codebleu" / f"codebleu_public_{lang}.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()][:n]
+    return [r["predictions"][0] for r in rows], [r["references"] for r in rows]
+
+
+def _cpu(function, repeat: int) -> float:
+    """The median CPU seconds of ``repeat`` calls (after one warm-up call)."""
+    function()
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        function()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
+def _load() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def joined_pairs(lang: str, chars: int = 5_000, n: int = 10
+                 ) -> tuple[list[str], list[list[str]]]:
+    """``n`` items of real code of about ``chars`` characters a side: consecutive pairs of
+    tests/data/codebleu joined (predictions with predictions, first references with first
+    references), as a file of several functions."""
+    predictions, references = real_pairs(lang, 100)
+    out_p, out_r, p_part, r_part = [], [], [], []
+    for prediction, refs in zip(predictions, references, strict=True):
+        if sum(map(len, p_part)) + len(prediction) > chars and p_part:
+            out_p.append("\n\n".join(p_part))
+            out_r.append(["\n\n".join(r_part)])
+            p_part, r_part = [], []
+            if len(out_p) == n:
+                break
+        p_part.append(prediction)
+        r_part.append(refs[0])
+    return out_p, out_r
+
+
+def _rate(metric, predictions, references, repeat: int) -> tuple[float, float]:
+    """(CPU seconds per 1,000 characters, mean thousands of characters per item)."""
+    chars = sum(map(len, predictions)) + sum(len(r) for refs in references for r in refs)
+    seconds = _cpu(lambda: metric.statistics(predictions, references), repeat)
+    return seconds / (chars / 1000), chars / 1000 / len(predictions)
+
+
+def calibrate_part(args: argparse.Namespace) -> None:
+    import cgm_metrics
+    from cgm_metrics import space
+
+    names = args.metrics or space.metric_choices()
+    print(f"\nCPU seconds per 1,000 characters on real code, tests/data/codebleu: 100 pairs a "
+          f"language (items of about 1,000 characters), and the same code joined into items of "
+          f"about 10,000 (median of {args.repeat}); load {_load()}")
+    print("| metric | " + " | ".join(LANGUAGES) + " | growth per 1,000 chars of an item |")
+    print("|---|" + "---:|" * (len(LANGUAGES) + 1))
+    rates: dict[str, dict[str, float]] = {}
+    growth: dict[str, float] = {}
+    for name in names:
+        rates[name], slopes, cells = {}, [], []
+        for lang in LANGUAGES:
+            try:
+                metric = cgm_metrics.get_metric(name, lang=lang)
+            except ValueError:  # a language the metric does not cover
+                cells.append("-")
+                continue
+            small, _ = _rate(metric, *real_pairs(lang), args.repeat)
+            large, size = _rate(metric, *joined_pairs(lang), args.repeat)
+            rates[name][lang] = small
+            slopes.append(max(0.0, (large - small) / (size - 1)))
+            cells.append(f"{small:.5f} ({large:.5f} at {size:.0f}k)")
+        growth[name] = max(slopes, default=0.0)
+        print(f"| {name} | " + " | ".join(cells) + f" | {growth[name]:.6f} |", flush=True)
+
+    def up(value: float) -> float:  # two significant digits, rounded up
+        if value <= 0:
+            return 0.0
+        scale = 10 ** (math.floor(math.log10(value)) - 1)
+        return math.ceil(value / scale) * scale
+
+    print("\nREAL_CODE_RATES = {")
+    for name, by_lang in rates.items():
+        inner = ", ".join(f'"{lang}": {up(rate):.2g}' for lang, rate in by_lang.items())
+        print(f'    "{name}": {{{inner}}},')
+    print("}\nRATE_GROWTH = {" + ", ".join(f'"{n}": {up(g):.2g}' for n, g in growth.items())
+          + "}")
+    print(f"load after: {_load()}")
+
+
+def model_part(args: argparse.Namespace) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import space_load
+
+    from cgm_metrics import evaluation, space
+
+    names = space.metric_choices()
+    cache = space.views.METRICS
+    space.warm_up()
+
+    def measure(lang: str, references: list[list[str]], systems: dict[str, list[str]],
+                tests: bool) -> dict[str, Any]:
+        """Per metric: (estimate, worst case, measured CPU seconds) of the statistics; under
+        "tests" the significance tests of every metric; under "admitted" the plan."""
+        sizes = space.item_sizes(systems.values(), references)
+        out: dict[str, Any] = {}
+        test_cpu = 0.0
+        for name in names:
+            try:
+                metric_set = evaluation.load_metrics([name], lang, cache=cache)
+            except evaluation.InputError:
+                continue
+            scoring = evaluation.Evaluation(metric_set, references, systems)
+            seconds = _cpu(lambda e=scoring: evaluation.compute_statistics(
+                e.metric_set, e.systems, e.references), args.repeat)
+            out[name] = (space.estimated_seconds(name, sizes, lang),
+                         space.worst_case_seconds(name, sizes, lang), seconds)
+            if tests:
+                scoring.statistics  # noqa: B018 - computed once, outside the timing
+                test_cpu += _cpu(lambda e=scoring: e.compare(
+                    n_resamples=space.RESAMPLES, seed=space.SEED, alpha=space.ALPHA), args.repeat)
+        fixed = space.test_seconds(len(references), len(systems)) if tests else 0.0
+        plan = space.plan_metrics([n for n in names if n in out], sizes, lang, fixed)
+        if tests:
+            out["tests"] = (len(out) * fixed, 0.0, test_cpu)
+        out["admitted"] = plan.admitted
+        return out
+
+    cases: list[tuple[str, dict]] = []
+    for index, (lang, reference, candidates) in enumerate(space_load.side_requests(8, args.seed)):
+        label = f"side by side {index}: {lang}, {len(candidates)} candidates of real code"
+        cases.append((label, measure(lang, [[reference]] * len(candidates),
+                                     {"candidates": candidates}, False)))
+    for shape, (lang, make) in SNIPPETS.items():
+        label = f"side by side: {lang} {shape}, 4 candidates at 5,000 characters"
+        cases.append((label, measure(lang, [[make(0)]] * 4,
+                                     {"candidates": [make(v) for v in range(1, 5)]}, False)))
+    with tempfile.TemporaryDirectory() as folder:
+        for user in range(3):
+            refs_path, system_paths = space_load.compare_files(Path(folder) / str(user), user)
+            references, systems, _ = space.read_uploads(refs_path, system_paths)
+            label = f"3 x 100 real Python, window {user}"
+            cases.append((label, measure("python", references, systems, True)))
+        for lang in ("python", "java"):
+            predictions, references = joined_pairs(lang, n=10)
+            label = f"3 x 10 {lang} items of about 10,000 characters (real code joined)"
+            systems = {"joined": predictions, "first_half": [p[: len(p) // 2] for p in predictions],
+                       "references": [refs[0] for refs in references]}
+            cases.append((label, measure(lang, references, systems, True)))
+    print(f"\nEstimated (real-code rate) / worst-case bound / measured CPU seconds per metric; "
+          f"load {_load()}")
+    columns = names + ["tests"]
+    print("| case | " + " | ".join(columns) + " | sum measured | admitted |")
+    print("|---|" + "---|" * (len(columns) + 2))
+    worst_ratio = {name: 0.0 for name in columns}
+    for label, out in cases:
+        cells = []
+        for name in columns:
+            if name not in out:
+                cells.append("-")
+                continue
+            estimate, worst, measured = out[name]
+            cells.append(f"{estimate:.3f} / {worst:.2f} / {measured:.3f}")
+            if estimate > 0 and measured >= 0.01:  # below 10 ms the clock's grain rules
+                worst_ratio[name] = max(worst_ratio[name], measured / estimate)
+        admitted = out["admitted"]
+        total = sum(out[n][2] for n in columns if n in out)
+        offered = len([n for n in names if n in out])
+        print(f"| {label} | " + " | ".join(cells) + f" | {total:.3f} | "
+              f"{len(admitted)} of {offered} |", flush=True)
+    print("\nmeasured / estimated, the highest over the cases that took 10 ms or more: "
+          + ", ".join(f"{n} {r:.2f}" for n, r in worst_ratio.items()))
+    print(f"load after: {_load()}")
+
+
+# ---------------------------------------------------------------- agreement uploads
+
+
+def graded_real_code(path: Path, n_systems: int, n_items: int, text: bool = True,
+                     max_bytes: int | None = None, seed: int = 0) -> tuple[Path, int]:
+    """A graded JSONL: the references of the Python pairs of tests/data/codebleu (repeated
+    when ``n_items`` exceeds them), system s applying (s + item) % 4 mutations to each, four
+    graders grading 4 minus the mutations, with noise. ``text``: rows with the prediction and
+    references (the metrics are computed), else with a per-item score only. Items stop before
+    the file would exceed ``max_bytes``. Returns the path and the number of items."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from corpus import mutate
+
+    rng = random.Random(seed)
+    _, references = real_pairs("python", 400)
+    lines: list[str] = []
+    size = items = 0
+    for item in range(n_items):
+        reference = references[item % len(references)][0]
+        block = []
+        for s in range(n_systems):
+            prediction, changes = reference, (s + item) % 4
+            for _ in range(changes):
+                prediction = mutate(prediction, rng)
+            grade = 4 - changes
+            row: dict[str, Any] = {
+                "item": item, "system": f"sys{s}",
+                "grades": {f"g{g}": max(0, min(4, grade + rng.choice((-1, 0, 0, 1))))
+                           for g in range(4)}}
+            if text:
+                row.update(prediction=prediction, references=[reference])
+            else:
+                row["scores"] = {"metric": round(1 - changes / 4 + rng.uniform(-0.1, 0.1), 3)}
+            block.append(json.dumps(row) + "\n")
+        block_size = sum(len(line.encode()) for line in block)
+        if max_bytes is not None and size + block_size > max_bytes:
+            break
+        lines += block
+        size += block_size
+        items += 1
+    path.write_text("".join(lines), encoding="utf-8")
+    return path, items
+
+
+AGREEMENT_RUNNER = textwrap.dedent('''
+    import json, resource, sys, time
+    from cgm_metrics import space
+    space.warm_up(["python"], plots=True)
+    start, cpu = time.perf_counter(), time.process_time()
+    try:
+        page = space.agreement_page(sys.argv[1], "default", None)
+        status = "answered: " + page["html"].split(", 1000 resamples")[0].split("mmsr, ")[-1]
+    except space.SpaceInputError as error:
+        status = "refused: " + str(error)[:90]
+    print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
+                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "status": status}))
+''')
+
+
+def agreement_part(args: argparse.Namespace) -> None:
+    from cgm_metrics import space
+
+    limits = space.LIMITS
+    systems = limits.max_graded_systems
+    at_limits = dict(max_bytes=limits.max_upload_bytes)
+    cases = [
+        (f"{systems} systems, real code (metrics computed), 2 MB", systems, 500, True,
+         at_limits),
+        (f"{systems} systems x {limits.max_graded_rows // systems} items, scores given",
+         systems, limits.max_graded_rows // systems, False, at_limits),
+        ("5 systems x 100 items, real code (metrics computed)", 5, 100, True, {}),
+        ("100 systems x 20 items, scores given (over the limit)", 100, 20, False, {}),
+        ("2,500 systems x 2 items, scores given (over the limit)", 2500, 2, False, {}),
+    ]
+    print(f"\nAgreement uploads in a fresh process (warm-up excluded); load {_load()}")
+    print("| upload | rows | MB | seconds | CPU s | peak memory MB | answer |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        for label, n_systems, n_items, text, options in cases:
+            path, items = graded_real_code(Path(folder) / f"{n_systems}x{n_items}.jsonl",
+                                           n_systems, n_items, text, **options)
+            rows = f"{n_systems * items:,} | {path.stat().st_size / 1e6:.1f}"
+            try:
+                done = subprocess.run([sys.executable, "-c", AGREEMENT_RUNNER, str(path)],
+                                      capture_output=True, text=True, timeout=args.cap + 120)
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+                print(f"| {label} | {rows} | {result['seconds']:.1f} | {result['cpu']:.1f} | "
+                      f"{result['peak_mb']:.0f} | {result['status']} |", flush=True)
+            except (subprocess.TimeoutExpired, IndexError, json.JSONDecodeError):
+                print(f"| {label} | {rows} | - | - | - | over the cap |", flush=True)
+    print(f"load after: {_load()}")
+
+
+PARTS = {"limits": limits_part, "calibrate": calibrate_part, "model": model_part,
+         "agreement": agreement_part}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=PARTS, nargs="+", default=list(PARTS))
+    parser.add_argument("--cap", type=float, default=120.0, help="seconds per case (limits)")
+    parser.add_argument("--case", default="", help="limits: only cases whose name contains this")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    parser.add_argument("--metrics", nargs="+", default=None, help="calibrate: these metrics")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} CPUs; load {_load()}")
+    for part in args.only:
+        PARTS[part](args)
 
 
 if __name__ == "__main__":

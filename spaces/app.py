@@ -4,9 +4,15 @@ Run locally with ``python spaces/app.py`` (http://127.0.0.1:7860). The logic liv
 the package ``cgm_metrics.space``; this file only lays out the page. The language and metric
 menus are the registry's (built-in and plugins). No code is ever executed and
 nothing is sent to the network (analytics are off).
+
+Answers are computed in warm worker processes, one per core (``CGM_SPACE_WORKERS`` sets how
+many; 0 computes in this process), so users at once share every core: side by side and
+Systems share the scoring workers, agreement uploads (heavier, bounded in time and memory)
+have their own. Requests wait in one queue of up to ``QUEUE_SIZE``.
 """
 
 import functools
+import io
 import logging
 import os
 
@@ -17,6 +23,15 @@ import gradio as gr  # noqa: E402
 from cgm_metrics import space  # noqa: E402
 
 LOGGER = logging.getLogger("cgm_metrics.space")
+
+#: scoring (side by side, Systems): one warm worker process per core, a request at a time each
+SCORING = space.workers.Pool("scoring", timeout=60.0)
+#: agreement uploads: one worker, at most 60 s and 1.5 GB more than its warm size a request
+#: (at the limits: about 7 s of CPU and 0.35 GB, benchmarks/space.py --only agreement)
+AGREEMENT = space.workers.Pool("agreement", size=min(1, SCORING.size), timeout=60.0,
+                               memory_mb=1_500, plots=True)
+#: requests that may wait at once (every tab together); a busy Space queues, never refuses
+QUEUE_SIZE = 200
 
 CSS = """
 .cgm-scores, .cgm-pairs, .cgm-matrix, .cgm-agreement {border-collapse: collapse; margin: 4px 0;}
@@ -67,36 +82,46 @@ def _guarded(function):
     return wrapper
 
 
+def _path(upload):
+    """An upload as a plain string path, or None: Gradio's own str subclass would make every
+    worker process import Gradio to read it."""
+    if upload is None:
+        return None
+    if not isinstance(upload, str):  # a file object of older Gradio versions
+        upload = getattr(upload, "path", None) or getattr(upload, "name", "")
+    return str(upload)
+
+
 @_guarded
 def score_side_by_side(lang, reference, candidate_a, candidate_b, candidate_c, candidate_d):
     candidates = [candidate_a, candidate_b, candidate_c, candidate_d]
-    result = space.side_by_side(reference, candidates, lang)
-    for name, reason in result["skipped"].items():
+    page = SCORING.run("side_by_side", lang, reference, candidates)
+    for name, reason in page["skipped"].items():
         gr.Warning(f"{name} skipped: {reason}")
-    diffs = "".join(space.diff_html(reference, c["code"], c["label"])
-                    for c in result["candidates"])
-    return space.side_by_side_html(result), diffs, result
+    return page["scores_html"], page["diffs_html"], page["numbers"]
 
 
 @_guarded
 def compare_systems(references, systems, lang, metrics, unescape=False):
     if not metrics:
         raise space.SpaceInputError("Choose at least one metric.")
-    result = space.compare_uploads(references, systems, lang, metrics,
-                                   unescape=bool(unescape))
-    for name, reason in result["skipped"].items():
+    if systems is not None and not isinstance(systems, (list, tuple)):
+        systems = [systems]
+    page = SCORING.run("compare", _path(references), [_path(p) for p in systems or []], lang,
+                       list(metrics), bool(unescape))
+    for name, reason in page["skipped"].items():
         gr.Warning(f"{name} skipped: {reason}")
-    summary = {
-        name: {"scores": entry["scores"], "pairs": entry["pairs"], "signature": entry["signature"]}
-        for name, entry in result["metrics"].items()
-    }
-    return space.systems_html(result), space.plot_differences(result), summary
+    return page["html"], page["plot_svg"], page["summary"]
 
 
 @_guarded
 def agreement(graded, protocol, bins):
-    result = space.agreement_upload(graded, protocol, bins)
-    return space.agreement_html(result), space.agreement_image(result)
+    from PIL import Image
+
+    page = AGREEMENT.run("agreement", _path(graded), protocol, bins)
+    image = Image.open(io.BytesIO(page["png"]))
+    image.load()
+    return page["html"], image
 
 
 def build() -> gr.Blocks:
@@ -133,7 +158,8 @@ def build() -> gr.Blocks:
                 raw = gr.JSON(label="Side-by-side scores")
             gr.Markdown(space.explanation_markdown())
             button.click(score_side_by_side, inputs=[lang, reference, *candidates],
-                         outputs=[scores, diffs, raw], api_name="side_by_side")
+                         outputs=[scores, diffs, raw], api_name="side_by_side",
+                         concurrency_id="scoring", concurrency_limit=max(1, 2 * SCORING.size))
 
         with gr.Tab("Systems", id="systems"):
             gr.Markdown(
@@ -144,9 +170,11 @@ def build() -> gr.Blocks:
                 "files). JSONL: one object per line with `prediction` (systems) or "
                 f"`references` (a string or a list). Limits: {space.LIMITS.max_items} items, "
                 f"{space.LIMITS.max_systems} systems, "
-                f"{space.LIMITS.max_upload_bytes // 1_000_000} MB per file; every request "
-                f"answers within {space.TIME_BUDGET:g} s, so a metric too slow for the size "
-                "of the upload is skipped with a note (use `cgm compare` for it)."
+                f"{space.LIMITS.max_upload_bytes // 1_000_000} MB per file. The chosen metrics "
+                "run cheapest first while their measured cost on code of this size fits the "
+                f"{space.TIME_BUDGET:g} s a request may take (3 systems x 100 items of real "
+                "code: the default metrics fit); a metric that does not fit is skipped with a "
+                "note giving the `cgm compare` command that computes it."
             )
             with gr.Row():
                 references = gr.File(label="References", elem_id="references-file")
@@ -162,15 +190,16 @@ def build() -> gr.Blocks:
                                        label="Escaped lines (\\n inside a line is a newline)")
             compare_button = gr.Button("Compare", variant="primary", elem_id="compare-button")
             systems_out = gr.HTML(label="Comparison", elem_id="systems-result")
-            systems_plot = gr.Image(label="Bootstrap distributions of the differences",
-                                    type="pil", format="png", elem_id="systems-plot")
+            systems_plot = gr.HTML(label="Bootstrap distributions of the differences",
+                                   elem_id="systems-plot")
             with gr.Accordion("Raw numbers (JSON)", open=False):
                 systems_raw = gr.JSON(label="Side-by-side scores")
             compare_button.click(compare_systems,
                                  inputs=[references, systems, systems_lang, metric_choice,
                                          unescape],
                                  outputs=[systems_out, systems_plot, systems_raw],
-                                 api_name="compare_systems")
+                                 api_name="compare_systems", concurrency_id="scoring",
+                                 concurrency_limit=max(1, 2 * SCORING.size))
 
         with gr.Tab("Agreement", id="agreement"):
             gr.Markdown(
@@ -178,7 +207,9 @@ def build() -> gr.Blocks:
                 "`grade`, and `scores` or `prediction`/`references`) to see how often each "
                 "metric's verdict on a pair of systems matches the human graders', by size of "
                 "the metric difference (Roy et al. 2021; Evtikhiev et al. 2023). "
-                f"Limit: {space.LIMITS.max_graded_rows} rows."
+                f"Limits: {space.LIMITS.max_graded_rows:,} rows, "
+                f"{space.LIMITS.max_graded_systems} systems (each adds 16 synthetic models); "
+                "larger files: `cgm agreement`."
             )
             graded = gr.File(label="Graded JSONL", elem_id="graded-file")
             with gr.Row():
@@ -193,13 +224,15 @@ def build() -> gr.Blocks:
                                       type="pil", format="png", elem_id="agreement-plot")
             agreement_button.click(agreement, inputs=[graded, protocol, bins],
                                    outputs=[agreement_out, agreement_plot],
-                                   api_name="agreement")
-    demo.queue(default_concurrency_limit=1, max_size=16)
+                                   api_name="agreement", concurrency_id="agreement",
+                                   concurrency_limit=1)
+    demo.queue(default_concurrency_limit=1, max_size=QUEUE_SIZE)
     return demo
 
 
 demo = build()
-space.warm_up()  # parsers and WordNet loaded before the first request, not during it
 
 if __name__ == "__main__":
+    SCORING.start()  # the workers warm up (parsers, WordNet) while the server starts
+    AGREEMENT.start()
     demo.launch(**LAUNCH_OPTIONS)

@@ -865,10 +865,11 @@ def test_ctrl_c_exits_130_at_any_moment(tmp_path, delay):
     import signal
     import time
 
+    # enough work to outlast the longest delay on a fast machine (3,000 pairs took under 3 s)
     refs = _plain(tmp_path / "refs.txt", [f"def f{i}(a, b):  return a + b * {i}"
-                                          for i in range(3000)])
+                                          for i in range(60_000)])
     preds = _plain(tmp_path / "sys.txt", [f"def f{i}(x, y):  return x - y * {i}"
-                                          for i in range(3000)])
+                                          for i in range(60_000)])
     process = subprocess.Popen(
         [sys.executable, "-m", "cgm_metrics", "score", "--references", str(refs),
          "--predictions", str(preds), "--metrics", "codebleu", "ruby"],

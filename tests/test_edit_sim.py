@@ -664,7 +664,7 @@ def test_unprivileged_user_with_a_venv():
         code = work / "code"
         code.mkdir()
         for name in ("sandbox.py", "_sandbox_child.py", "_sandbox_runner.py"):
-            shutil.copy(ROOT / "src" / "cgm_metrics" / "edit_sim" / name, code / name)
+            shutil.copy(ROOT / "src" / "cgm_metrics" / "execution" / name, code / name)
         home = work / "home"
         home.mkdir()
         os.chown(home, 65534, 65534)

@@ -66,7 +66,8 @@ class AgreementResult:
         origin = f"{len(real):,} real systems"
         if merged:
             origin = (f"{len(real):,} of the {len(self.systems):,} real systems; the other "
-                      f"{merged:,} have outputs identical to a compared model")
+                      f"{merged:,} {'has' if merged == 1 else 'have'} outputs identical to a "
+                      "compared model")
         return (f"{len(self.models):,} models ({origin}; "
                 f"{len(self.models) - len(real):,} synthetic)")
 

@@ -5,7 +5,9 @@ browser.
   :mod:`cgm_metrics.evaluation` and :mod:`cgm_metrics.agreement`;
 * :mod:`.uploads`: uploaded files checked and read with the ``cgm`` readers;
 * :mod:`.limits`: what a request may ask for and the time budget that picks the metrics;
-* :mod:`.html` and :mod:`.plots`: what the page shows.
+* :mod:`.html` and :mod:`.plots`: what the page shows;
+* :mod:`.pages`: each tab's answer in one call (numbers and display);
+* :mod:`.workers`: warm worker processes that compute the answers on every core.
 
 Everything is bounded (:data:`LIMITS`): a problem the user can fix raises
 :class:`SpaceInputError` with a message meant for a browser. No code is ever executed (only
@@ -16,6 +18,7 @@ metrics that never run code are offered) and nothing here reaches the network.
 [100.0, 32.67]
 """
 
+from . import workers
 from .html import (
     _TOKEN,
     TRUST_NOTE,
@@ -30,16 +33,23 @@ from .limits import (
     ALPHA,
     LIMITS,
     METRIC_BUDGET,
+    RATE_GROWTH,
+    REAL_CODE_RATES,
     RESAMPLES,
-    SECONDS_PER_TEST_UNIT,
     SEED,
     TIME_BUDGET,
+    WORST_CASE_BUDGET,
     Limits,
+    Plan,
     SpaceInputError,
     estimated_seconds,
+    item_sizes,
     plan_metrics,
+    test_seconds,
+    worst_case_seconds,
 )
-from .plots import agreement_image, plain_label, plot_differences
+from .pages import agreement_page, compare_page, side_by_side_page
+from .plots import agreement_png, differences_svg
 from .uploads import check_upload, read_uploads, upload_names
 from .views import (
     BIN_PRESETS,
@@ -48,19 +58,24 @@ from .views import (
     agreement_upload,
     check_language,
     check_snippets,
+    compare_command,
     compare_uploads,
     language_choices,
     metric_choices,
+    score_command,
     side_by_side,
     warm_up,
 )
 
 __all__ = [
     "ALPHA", "BIN_PRESETS", "DEFAULT_SYSTEM_METRICS", "EXAMPLES", "LIMITS", "METRIC_BUDGET",
-    "RESAMPLES", "SECONDS_PER_TEST_UNIT", "SEED", "TIME_BUDGET", "TRUST_NOTE", "_TOKEN",
-    "Limits", "SpaceInputError", "agreement_html", "agreement_image", "agreement_upload",
-    "check_language", "check_snippets", "check_upload", "compare_uploads", "diff_html",
-    "estimated_seconds", "explanation_markdown", "format_score", "language_choices",
-    "metric_choices", "plain_label", "plan_metrics", "plot_differences", "read_uploads",
-    "side_by_side", "side_by_side_html", "systems_html", "upload_names", "warm_up",
+    "RATE_GROWTH", "REAL_CODE_RATES", "RESAMPLES", "SEED", "TIME_BUDGET", "TRUST_NOTE",
+    "WORST_CASE_BUDGET", "_TOKEN", "Limits", "Plan", "SpaceInputError", "agreement_html",
+    "agreement_page", "agreement_png", "agreement_upload", "check_language", "check_snippets",
+    "check_upload", "compare_command", "compare_page", "compare_uploads", "diff_html",
+    "differences_svg", "estimated_seconds", "explanation_markdown", "format_score", "item_sizes",
+    "language_choices", "metric_choices", "plan_metrics", "read_uploads",
+    "score_command", "side_by_side", "side_by_side_html", "side_by_side_page",
+    "systems_html", "test_seconds", "upload_names", "warm_up", "workers",
+    "worst_case_seconds",
 ]

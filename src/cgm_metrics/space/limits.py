@@ -1,17 +1,28 @@
-"""What one request to the Space may ask for, and the time budget that decides which metrics
-run: every request answers within :data:`TIME_BUDGET` seconds.
+"""What one request to the Space may ask for, and the cost model that decides which metrics run.
 
-Before computing anything, the cost of each chosen metric is estimated from the characters it
-would score (each candidate or prediction together with its reference) at the metric's worst
-measured rate (the class attribute ``seconds_per_1k_chars``, printed by
-``python benchmarks/metric_cost.py``); a comparison adds the cost of its significance tests.
-Metrics are admitted cheapest first while the estimates fit :data:`METRIC_BUDGET`; the others
-are reported as too large for the Space, with the ``cgm`` command to use instead.
+Every request is planned before anything is computed, from the characters each metric would
+score (every candidate or prediction together with its references) and two measured rates:
+
+* the **typical rate** of the metric, CPU seconds per 1,000 characters of real code
+  (:data:`REAL_CODE_RATES`: the slowest of ten languages, measured by
+  ``python benchmarks/space.py --calibrate``); a metric not in the table (a plugin, a metric
+  added later) is taken at its worst rate;
+* the **worst rate**, the class attribute ``seconds_per_1k_chars`` (the slowest of the
+  adversarial inputs of ``python benchmarks/metric_cost.py``: deep nesting, one long token,
+  random unicode, ...).
+
+A comparison adds its significance tests (:func:`test_seconds`, measured the same way).
+Metrics are admitted cheapest first while the typical estimates fit :data:`METRIC_BUDGET` and
+the worst-case estimates fit :data:`WORST_CASE_BUDGET`: real code answers within
+:data:`TIME_BUDGET`, and no input within the limits, however adversarial, keeps a worker
+longer than the worst-case budget. A metric is never dropped for a more expensive one; each
+skipped metric is reported with the ``cgm`` command that computes it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 from ..errors import InputError
 
@@ -34,19 +45,77 @@ class Limits:
     max_items: int = 500  # per system file
     max_item_chars: int = 5_000  # per prediction or reference in uploaded files
     max_systems: int = 5
-    max_graded_rows: int = 5_000
+    max_graded_rows: int = 5_000  # agreement uploads
+    max_graded_systems: int = 10  # agreement uploads: 10 systems make 170 models
 
 
 LIMITS = Limits()
 
-TIME_BUDGET = 2.0  # seconds per request
-METRIC_BUDGET = 1.5  # seconds of it for metrics and tests; the rest for diffs, tables, plots
-SECONDS_PER_TEST_UNIT = 0.0006  # significance tests: per item x (systems + pairs), per metric
+TIME_BUDGET = 2.0  # seconds per request on real code
+METRIC_BUDGET = 1.5  # of it for metrics and tests; the rest for reading, tables and the plot
+WORST_CASE_BUDGET = 30.0  # seconds a request may take on adversarial input (half the workers' limit)
+
+#: CPU seconds per 1,000 characters scored, on real code, per metric and language: the first
+#: 100 pairs of each language of tests/data/codebleu (items of about 1,000 characters, the
+#: prediction with its references), one core, from ``python benchmarks/space.py --only
+#: calibrate`` (the highest of several runs, rounded up). A language not listed is taken at
+#: the metric's slowest listed one.
+REAL_CODE_RATES: dict[str, dict[str, float]] = {
+    "chrf_code": {"python": 0.00011, "java": 0.0001, "javascript": 0.0001, "go": 0.00012,
+                  "php": 0.0001, "ruby": 0.00012, "rust": 0.00011, "c": 0.0001, "cpp": 0.00011,
+                  "c_sharp": 0.0001},
+    "codebleu": {"python": 0.00036, "java": 0.00039, "javascript": 0.0004, "go": 0.00061,
+                 "php": 0.00041, "ruby": 0.00086, "rust": 0.0004, "c": 0.00043, "cpp": 0.00046,
+                 "c_sharp": 0.0006},
+    "ruby": {"python": 0.0026, "java": 0.0026, "javascript": 0.0027, "go": 0.0018,
+             "php": 0.0009, "ruby": 0.0014, "rust": 0.00095, "c": 0.0009, "cpp": 0.0012,
+             "c_sharp": 0.0014},
+    "bleu": {"python": 0.00066, "java": 0.00073, "javascript": 0.00076, "go": 0.00085,
+             "php": 0.00072, "ruby": 0.00076, "rust": 0.00075, "c": 0.00069, "cpp": 0.00062,
+             "c_sharp": 0.00073},
+    "edit_sim": {"python": 1e-05, "java": 1e-05, "javascript": 1e-05, "go": 1e-05,
+                 "php": 1e-05, "ruby": 1e-05, "rust": 1e-05, "c": 1e-05, "cpp": 1e-05,
+                 "c_sharp": 1e-05},
+    "meteor": {"python": 0.00022, "java": 0.00028, "javascript": 0.00051, "go": 0.00032,
+               "php": 0.00031, "ruby": 0.00043, "rust": 0.00038, "c": 0.00025, "cpp": 0.00025,
+               "c_sharp": 0.0003},
+    "rouge_l": {"python": 8e-05, "java": 9e-05, "javascript": 0.0001, "go": 0.0001,
+                "php": 0.0001, "ruby": 9e-05, "rust": 8e-05, "c": 9e-05, "cpp": 8e-05,
+                "c_sharp": 9e-05},
+    "rouge_w": {"python": 0.0019, "java": 0.0015, "javascript": 0.0018, "go": 0.0027,
+                "php": 0.0018, "ruby": 0.0017, "rust": 0.0019, "c": 0.0021, "cpp": 0.0012,
+                "c_sharp": 0.0018},
+    "tsed": {"python": 0.00095, "java": 0.00091, "javascript": 0.00099, "go": 0.0014,
+             "php": 0.00077, "ruby": 0.00088, "rust": 0.00094, "c": 0.00086, "cpp": 0.0011,
+             "c_sharp": 0.0011},
+    "crystal_bleu": {"python": 0.00026, "java": 0.00031, "javascript": 0.00033, "go": 0.00035,
+                     "php": 0.00028, "ruby": 0.00033, "rust": 0.00032, "c": 0.00031,
+                     "cpp": 0.00039, "c_sharp": 0.00034},
+    "codexglue_edit_sim": {"python": 9e-06, "java": 9e-06, "javascript": 9e-06, "go": 9e-06,
+                           "php": 8e-06, "ruby": 9e-06, "rust": 9e-06, "c": 9e-06,
+                           "cpp": 7e-06, "c_sharp": 7e-06},
+}
+
+#: how the rate grows with the size of an item (matching statement graphs and trees costs
+#: more than linear time): seconds per 1,000 characters more, for every 1,000 characters an
+#: item has beyond 1,000; from the same calibration on real code joined into items of about
+#: 10,000 characters (5,000 a side; the steepest language)
+RATE_GROWTH: dict[str, float] = {
+    "chrf_code": 0.0, "codebleu": 0.00001, "ruby": 0.0008, "bleu": 0.0,
+    "edit_sim": 0.00001, "meteor": 0.0, "rouge_l": 0.0, "rouge_w": 0.00032, "tsed": 0.0014,
+    "crystal_bleu": 0.000014, "codexglue_edit_sim": 0.0000052,
+}
+
+#: significance tests per metric (paired bootstrap, 1,000 resamples, every pair, Holm):
+#: seconds = fixed + per_cell * items * systems, from ``python benchmarks/space.py --only
+#: model``
+TEST_SECONDS_FIXED = 0.005
+TEST_SECONDS_PER_CELL = 0.00001
 
 
-def seconds_per_1k_chars(name: str) -> float:
-    """The metric's measured worst rate; a metric without one (a plugin that did not
-    measure it) is taken to be as slow as the slowest measured one."""
+def worst_seconds_per_1k_chars(name: str) -> float:
+    """The metric's worst measured rate (its class attribute); a metric without one (a plugin
+    that did not measure it) is taken to be as slow as the slowest measured one."""
     from ..registry import metric_class, metrics
 
     def rate(metric: str) -> float | None:
@@ -62,31 +131,88 @@ def seconds_per_1k_chars(name: str) -> float:
     return float(max(known, default=1.0))
 
 
-def estimated_seconds(name: str, n_chars: int) -> float:
-    """The budget's estimate of scoring ``n_chars`` characters with the metric ``name``."""
-    return seconds_per_1k_chars(name) * n_chars / 1000
+def real_code_rate(name: str, lang: str | None = None) -> float:
+    """Seconds per 1,000 characters of real code in ``lang`` (items of about 1,000
+    characters); the worst rate for a metric that was not calibrated."""
+    rates = REAL_CODE_RATES.get(name)
+    if not rates:
+        return worst_seconds_per_1k_chars(name)
+    return float(rates.get(lang or "", max(rates.values())))
 
 
-def plan_metrics(names: list[str], n_chars: int, fixed_seconds: float = 0.0,
-                 command: str = "cgm score") -> tuple[list[str], dict[str, str]]:
-    """``(admitted, {skipped: reason})``: as many of the metrics as fit :data:`METRIC_BUDGET`
-    by estimated cost (plus ``fixed_seconds`` each, for the tests), cheapest first; the
-    admitted ones keep the order of ``names``."""
-    admitted: list[str] = []
+def item_sizes(systems: Iterable[Sequence[str]], references: Sequence[Sequence[str]]
+               ) -> list[int]:
+    """Characters of every (system, item) to score: the prediction and its references."""
+    ref_chars = [sum(len(r) for r in refs) for refs in references]
+    return [len(p) + ref_chars[i] for predictions in systems
+            for i, p in enumerate(predictions)]
+
+
+def estimated_seconds(name: str, sizes: Sequence[int], lang: str | None = None) -> float:
+    """The plan's estimate of scoring items of ``sizes`` characters of real code: per item,
+    its size times the rate, which grows by :data:`RATE_GROWTH` beyond 1,000 characters."""
+    import numpy as np
+
+    kchars = np.asarray(sizes, dtype=np.float64) / 1000
+    growth = RATE_GROWTH.get(name, 0.0) if name in REAL_CODE_RATES else 0.0
+    rates = real_code_rate(name, lang) + growth * np.maximum(kchars - 1, 0)
+    return float((kchars * rates).sum())
+
+
+def worst_case_seconds(name: str, sizes: Sequence[int], lang: str | None = None) -> float:
+    """The longest scoring items of ``sizes`` characters can take (adversarial input): the
+    worst rate times the characters, and never less than the estimate on real code."""
+    worst = worst_seconds_per_1k_chars(name) * sum(sizes) / 1000
+    return max(worst, estimated_seconds(name, sizes, lang))
+
+
+def test_seconds(n_items: int, n_systems: int) -> float:
+    """The estimate of one metric's significance tests on ``n_systems`` x ``n_items``."""
+    return TEST_SECONDS_FIXED + TEST_SECONDS_PER_CELL * n_items * n_systems
+
+
+@dataclass
+class Plan:
+    """The metrics a request computes, in the order asked, and why the others are left out."""
+
+    admitted: list[str]
+    skipped: dict[str, str] = field(default_factory=dict)
+    #: name -> estimated seconds on real code (tests included)
+    estimates: dict[str, float] = field(default_factory=dict)
+
+
+def plan_metrics(names: list[str], sizes: Sequence[int], lang: str | None = None,
+                 fixed_seconds: float = 0.0,
+                 command: Callable[[str], str] | None = None) -> Plan:
+    """Admit the metrics cheapest first (estimated cost of items of ``sizes`` characters of
+    real code in ``lang``, plus ``fixed_seconds`` each for the tests) while the estimates fit
+    :data:`METRIC_BUDGET` and the worst cases :data:`WORST_CASE_BUDGET`. Sorted by cost, the
+    first metric that does not fit ends the plan: a metric is never left out while a more
+    expensive one runs. ``command(name)`` is the ``cgm`` command that computes a skipped
+    metric."""
+    costs = {name: estimated_seconds(name, sizes, lang) + fixed_seconds for name in names}
+    worst = {name: worst_case_seconds(name, sizes, lang) + fixed_seconds for name in names}
+    n_chars = sum(sizes)
+    order = sorted(names, key=lambda name: (costs[name], worst[name]))
+    admitted: set[str] = set()
     skipped: dict[str, str] = {}
-    spent = 0.0
-    costs = {name: estimated_seconds(name, n_chars) + fixed_seconds for name in names}
-    for name in sorted(names, key=costs.__getitem__):
-        cost = costs[name]
-        if spent + cost <= METRIC_BUDGET:
-            admitted.append(name)
-            spent += cost
-        else:
-            skipped[name] = (
-                f"too large for the Space: {n_chars:,} characters to score would take about "
-                f"{cost:.1f} s, and the Space answers every request within "
-                f"{TIME_BUDGET:g} s. Use `{command}` (pip install cgm-metrics) for this input, "
-                "or shorten it here."
-            )
-    return [name for name in names if name in admitted], {
-        name: skipped[name] for name in names if name in skipped}
+    spent = spent_worst = 0.0
+    full = False
+    for name in order:
+        if not full and (spent + costs[name] <= METRIC_BUDGET
+                         and spent_worst + worst[name] <= WORST_CASE_BUDGET):
+            admitted.add(name)
+            spent += costs[name]
+            spent_worst += worst[name]
+            continue
+        full = True
+        how = f" Compute it with `{command(name)}`." if command else ""
+        skipped[name] = (
+            f"too large for the Space: scoring {n_chars:,} characters with it takes about "
+            f"{costs[name]:.1f} s on real code (up to {worst[name]:.0f} s on unusual input), "
+            f"more than is left of the {TIME_BUDGET:g} s the Space allows a request after the "
+            f"cheaper metrics.{how}"
+        )
+    return Plan([name for name in names if name in admitted],
+                {name: skipped[name] for name in names if name in skipped},
+                {name: costs[name] for name in names})

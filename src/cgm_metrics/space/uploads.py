@@ -85,10 +85,11 @@ def _check_items(name: str, texts: list[str]) -> None:
 
 def read_uploads(
     references_path: Any, system_paths: Any, unescape: bool = False
-) -> tuple[list[list[str]], dict[str, list[str]]]:
-    """References and ``{system name: predictions}`` from uploads, with the ``cgm`` readers
-    (plain text, one item per line read verbatim, or with ``\\n`` escapes decoded when
-    ``unescape``; or JSONL with ``prediction``/``references`` fields)."""
+) -> tuple[list[list[str]], dict[str, list[str]], list[str]]:
+    """References, ``{system name: predictions}`` and the file names (references first), from
+    uploads, with the ``cgm`` readers (plain text, one item per line read verbatim, or with
+    ``\\n`` escapes decoded when ``unescape``; or JSONL with ``prediction``/``references``
+    fields)."""
     unescape = unescape is True
     refs_file = check_upload(references_path, "a references file")
     if not system_paths:
@@ -119,5 +120,5 @@ def read_uploads(
     if len(references) < 2:
         raise SpaceInputError(f"{refs_file.name} has {len(references)} item(s); a significance "
                               "test needs at least 2 (ideally hundreds).")
-    return references, systems
+    return references, systems, [_display_name(path) for path in all_paths]
 

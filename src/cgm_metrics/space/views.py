@@ -14,12 +14,22 @@ the network.
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from .. import evaluation
 from ..errors import InputError
+from ..io import escape_code
 from . import limits as _limits
-from .limits import ALPHA, RESAMPLES, SEED, SpaceInputError, plan_metrics
+from .limits import (
+    ALPHA,
+    RESAMPLES,
+    SEED,
+    SpaceInputError,
+    item_sizes,
+    plan_metrics,
+    test_seconds,
+)
 from .uploads import _friendly, check_upload, read_uploads
 
 #: metrics built once for the life of the server (METEOR loads WordNet once)
@@ -102,19 +112,43 @@ def _load(names: list[str], lang: str) -> evaluation.MetricSet:
         raise SpaceInputError(str(error)) from None
 
 
-def warm_up(languages: Any = None) -> None:
-    """Load every metric and parser once (METEOR's WordNet, the tree-sitter grammars), so
-    that no user request pays for loading: the time budget is for scoring."""
-    from .plots import _figure_image, _pyplot
-
+def warm_up(languages: Any = None, plots: bool = False) -> None:
+    """Load every metric and parser once (METEOR's WordNet, the tree-sitter grammars, the
+    compiled CodeBLEU kernels) by scoring a small realistic pair in every language, so that
+    no user request pays for loading: the time budget is for scoring. ``plots``: load
+    matplotlib too (the agreement plot)."""
+    reference = ("def mean(values):\n    if not values:\n        return 0.0\n"
+                 "    total = 0\n    for v in values:\n        total += v\n"
+                 "    return total / len(values)\n")
+    candidates = [reference.replace("values", "xs"), "def mean(xs):\n    return sum(xs) / len(xs)\n"]
     for lang in languages or language_choices():
         try:
-            side_by_side("x = 1", ["x = 2", "y = 1"], lang)
+            side_by_side(reference, candidates, lang)
         except Exception:  # noqa: BLE001 - a language that cannot warm up is loaded later
             continue
-    figure = _pyplot()(figsize=(1, 1))  # matplotlib's fonts and backend, loaded once
-    figure.subplots().hist([0.0, 1.0], label="x")
-    _figure_image(figure)
+    # a comparison too: reading uploads, the significance tests (scipy), tables and the plot
+    import tempfile
+    from pathlib import Path
+
+    from .html import systems_html
+    from .plots import differences_svg
+
+    with tempfile.TemporaryDirectory(prefix="cgm-space-warm-") as folder:
+        paths = [Path(folder) / name for name in ("references.txt", "a.txt", "b.txt")]
+        for path, text in zip(paths, [reference, candidates[0], candidates[1]], strict=True):
+            path.write_text("\n".join([escape_code(text)] * 3) + "\n", encoding="utf-8")
+        result = compare_uploads(paths[0], paths[1:], "python", ["chrf_code"], unescape=True)
+        differences_svg(result)
+        systems_html(result)
+    if plots:
+        import matplotlib
+
+        matplotlib.use("Agg", force=True)
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(1, 1))  # fonts and the backend, loaded once
+        figure.subplots().plot([0.0, 1.0], label="x")
+        figure.savefig(__import__("io").BytesIO(), format="png")
 
 
 # ---------------------------------------------------------------- side by side
@@ -151,6 +185,16 @@ def check_snippets(reference: Any, candidates: Any) -> tuple[str, list[tuple[str
     return reference, labelled
 
 
+def score_command(name: str, lang: str) -> str:
+    """The ``cgm`` command that scores candidates against a reference with ``name``."""
+    return (f"cgm score --predictions candidates.jsonl --lang {lang} --metrics {name} "
+            "--per-item scores.csv")
+
+
+SCORE_FILE_HINT = (' (candidates.jsonl: one line per candidate, {"prediction": candidate, '
+                   '"references": [reference]})')
+
+
 def side_by_side(
     reference: Any, candidates: Any, lang: Any = "python", metrics: Any = None
 ) -> dict[str, Any]:
@@ -163,10 +207,11 @@ def side_by_side(
     lang = check_language(lang)
     reference, labelled = check_snippets(reference, candidates)
     chosen = _chosen(metrics, metric_choices())
-    n_chars = sum(len(code) + len(reference) for _, code in labelled)
-    names, too_large = plan_metrics(chosen, n_chars)
-    metric_set = _load(names, lang)
-    skipped = {**metric_set.skipped, **too_large}
+    sizes = item_sizes([[code for _, code in labelled]], [[reference]] * len(labelled))
+    plan = plan_metrics(chosen, sizes, lang, command=lambda name: score_command(name, lang))
+    metric_set = _load(plan.admitted, lang)
+    skipped = {**metric_set.skipped,
+               **{name: reason + SCORE_FILE_HINT for name, reason in plan.skipped.items()}}
     per_item: list[dict[str, Any]] = [{} for _ in labelled]
     if metric_set.metrics:
         scoring = evaluation.Evaluation(metric_set, [[reference] for _ in labelled],
@@ -190,6 +235,13 @@ def side_by_side(
 # ---------------------------------------------------------------- systems
 
 
+def compare_command(names: str, lang: str, files: list[str], unescape: bool = False) -> str:
+    """The ``cgm compare`` command for the uploaded files (their names, references first)."""
+    references, *systems = (shlex.quote(name) for name in files)
+    return (f"cgm compare --references {references} {' '.join(systems)} --lang {lang} "
+            f"--metrics {names}" + (" --unescape" if unescape else ""))
+
+
 def compare_uploads(
     references_path: Any, system_paths: Any, lang: Any = "python", metrics: Any = None,
     seed: int = SEED, unescape: bool = False,
@@ -205,22 +257,27 @@ def compare_uploads(
     """
     lang = check_language(lang)
     chosen = _chosen(metrics, DEFAULT_SYSTEM_METRICS)
-    references, systems = read_uploads(references_path, system_paths, unescape)
-    n_chars = sum(len(p) + sum(len(r) for r in refs)
-                  for predictions in systems.values()
-                  for p, refs in zip(predictions, references, strict=True))
+    unescape = unescape is True
+    references, systems, files = read_uploads(references_path, system_paths, unescape)
+    sizes = item_sizes(systems.values(), references)
+    n_chars = sum(sizes)
     n_systems = len(systems)
-    test_seconds = (_limits.SECONDS_PER_TEST_UNIT * len(references)
-                    * (n_systems + n_systems * (n_systems - 1) // 2))
-    names, too_large = plan_metrics(chosen, n_chars, test_seconds, "cgm compare")
-    if not names:
+
+    def command(name: str) -> str:
+        return compare_command(name, lang, files, unescape)
+
+    plan = plan_metrics(chosen, sizes, lang, test_seconds(len(references), n_systems),
+                        command)
+    if not plan.admitted:
         raise SpaceInputError(
             f"This comparison is too large for the Space ({n_systems} systems x "
-            f"{len(references):,} items, {n_chars:,} characters to score): it would take "
-            f"more than the {_limits.TIME_BUDGET:g} s the Space allows a request. Use `cgm "
-            "compare` (pip install cgm-metrics) on your machine, or upload fewer items or "
-            "systems (chrf_code is the cheapest metric)."
+            f"{len(references):,} items, {n_chars:,} characters to score): even the cheapest "
+            f"chosen metric would take more than the {_limits.TIME_BUDGET:g} s the Space allows "
+            f"a request. Compute it with `{command(' '.join(chosen))}` (pip install "
+            "cgm-metrics), or upload fewer items or systems here."
         )
+    names = plan.admitted
+    too_large = plan.skipped
     metric_set = _load(names, lang)
     skipped = {**metric_set.skipped, **too_large}
     if not metric_set.metrics:
@@ -244,19 +301,30 @@ BIN_PRESETS = {"CoNaLa (0, 2, 5, 10, 100)": (0, 2, 5, 10, 100),
 
 
 def agreement_upload(path: Any, protocol: str = "default", bins: Any = None) -> Any:
-    """The :class:`~cgm_metrics.agreement.AgreementResult` of an uploaded graded JSONL."""
-    from ..agreement import run_agreement
+    """The :class:`~cgm_metrics.agreement.AgreementResult` of an uploaded graded JSONL,
+    within :data:`LIMITS` (rows, systems)."""
+    from ..agreement import read_graded_jsonl, run_agreement
 
     graded = check_upload(path, "a graded JSONL file", (".jsonl", ".ndjson", ".json"))
+    limits = _limits.LIMITS
     with graded.open("rb") as handle:
         rows = sum(1 for line in handle if line.strip())
-    if rows > _limits.LIMITS.max_graded_rows:
-        raise SpaceInputError(f"{graded.name} has {rows:,} rows; the limit here is "
-                              f"{_limits.LIMITS.max_graded_rows:,}. Use `cgm agreement` for it.")
+    if rows > limits.max_graded_rows:
+        raise SpaceInputError(
+            f"{graded.name} has {rows:,} rows; the limit here is {limits.max_graded_rows:,}. "
+            f"Analyse it with `cgm agreement {shlex.quote(graded.name)}` (pip install "
+            "cgm-metrics).")
     if isinstance(bins, str):
         bins = BIN_PRESETS.get(bins)
     try:
-        return run_agreement(graded, protocol=protocol, bins=bins)
+        data = read_graded_jsonl(graded)
+        if data.n_systems > limits.max_graded_systems:
+            raise SpaceInputError(
+                f"{graded.name} has {data.n_systems:,} systems; the limit here is "
+                f"{limits.max_graded_systems} (each system adds 16 synthetic models, and the "
+                "analysis compares every pair of models). Analyse it with `cgm agreement "
+                f"{shlex.quote(graded.name)}` (pip install cgm-metrics), or upload fewer "
+                "systems here.")
+        return run_agreement(data, protocol=protocol, bins=bins)
     except (ValueError, TypeError) as error:
         raise _friendly(error, [graded]) from None
-
