@@ -12,10 +12,12 @@ from ..core.languages import LanguageSpec, resolve_language
 from .keywords import KEYWORDS
 from .tables import COMMENT_STYLES, RULES, DataflowRules
 
-# the package's ten languages plus TypeScript, then languages the package does not have
+# the package's ten languages (c, c_sharp, cpp, go, java, javascript, php, python, ruby,
+# rust), TypeScript, and the languages the package does not have; sorted, as every language
+# list of the library (menus, errors, metric metadata)
 CODEBLEU_LANGUAGES = (
-    "c", "c_sharp", "cpp", "go", "java", "javascript", "php", "python", "ruby", "rust",
-    "typescript", "kotlin", "swift", "scala", "lua", "bash", "haskell", "julia",
+    "bash", "c", "c_sharp", "cpp", "go", "haskell", "java", "javascript", "julia", "kotlin",
+    "lua", "php", "python", "ruby", "rust", "scala", "swift", "typescript",
 )  # fmt: skip
 DATAFLOW_MODES = ("package", "zero", "renormalize")
 SET_ORDERS = ("package", "source")
