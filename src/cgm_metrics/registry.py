@@ -38,6 +38,16 @@ BUILTIN_METRICS: dict[str, str] = {
     "tsed": "cgm_metrics.tsed:TsedMetric",
     "crystal_bleu": "cgm_metrics.crystal_bleu:CrystalBleuMetric",
     "codexglue_edit_sim": "cgm_metrics.codexglue:CodeXGlueEditSimMetric",
+    "pass@1": "cgm_metrics.execution.metrics:PassAt1",
+    "pass@10": "cgm_metrics.execution.metrics:PassAt10",
+    "pass@100": "cgm_metrics.execution.metrics:PassAt100",
+    "combined": "cgm_metrics.execution.metrics:CombinedMetric",
+}
+
+#: built-in families of metrics named by a number (``pass@5``): a name's pattern, and the
+#: factory that makes the class of a name that matches it
+METRIC_FAMILIES: dict[str, str] = {
+    r"pass@[1-9][0-9]{0,5}": "cgm_metrics.execution.metrics:pass_at_k_class",
 }
 
 _TABLE: dict[str, Any] | None = None  # name -> "module:Class" or an entry point
@@ -66,6 +76,21 @@ def metrics() -> list[str]:
     return sorted(_table())
 
 
+def _family(name: str) -> str | None:
+    """The factory of the family ``name`` belongs to (``pass@5``), or None."""
+    import re
+
+    if not isinstance(name, str):
+        return None
+    return next((factory for pattern, factory in METRIC_FAMILIES.items()
+                 if re.fullmatch(pattern, name)), None)
+
+
+def is_metric(name: str) -> bool:
+    """True when ``name`` names a metric: registered, or of a built-in family (``pass@5``)."""
+    return isinstance(name, str) and (name in _table() or _family(name) is not None)
+
+
 def is_plugin(name: str) -> bool:
     """True when ``name`` comes from another package's entry point."""
     return name in _table() and name not in BUILTIN_METRICS
@@ -76,13 +101,19 @@ def metric_class(name: str) -> type[Metric]:
     metrics; a target that cannot be imported, or is not a proper :class:`Metric`, an
     ``ImportError`` saying which and why."""
     table = _table()
-    if not isinstance(name, str) or name not in table:
-        raise ValueError(f"Unknown metric {name!r}. Available metrics: {', '.join(metrics())}.")
+    if not is_metric(name):
+        raise ValueError(f"Unknown metric {name!r}. Available metrics: {', '.join(metrics())} "
+                         "(and pass@k for any k).")
     with _LOCK:
         if name in _CLASSES:
             return _CLASSES[name]
-        target = table[name]
-        if isinstance(target, str):
+        target: Any = table[name] if name in table else _family(name)
+        if name not in table:
+            import importlib
+
+            module_name, factory = str(target).split(":")
+            cls = getattr(importlib.import_module(module_name), factory)(name)
+        elif isinstance(target, str):
             import importlib
 
             module_name, class_name = target.split(":")

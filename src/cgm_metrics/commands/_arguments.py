@@ -157,7 +157,7 @@ def accepted_options(metric_type: type) -> list[str] | None:
 def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, dict]:
     """``{metric: {option: value}}`` from ``--option`` and the named flags, checked against
     the chosen metrics and the options each metric's constructor takes."""
-    from ..registry import metric_class, metrics
+    from ..registry import is_metric, metric_class, metrics
 
     chosen = list(dict.fromkeys(names))
     requests: list[tuple[str | None, str, Any, str]] = []  # (metric, key, value, as given)
@@ -173,7 +173,7 @@ def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
             raise InputError(f"--option {text!r}: write KEY=VALUE or METRIC.KEY=VALUE, e.g. "
                              "--option codebleu.weights=0.1,0.1,0.4,0.4.")
         prefix, dot, key = key.rpartition(".")
-        if dot and prefix not in metrics():
+        if dot and not is_metric(prefix):
             raise InputError(f"--option {text!r}: unknown metric {prefix!r}; the metrics are "
                              f"{', '.join(metrics())}.")
         requests.append((prefix or None, key, parse_value(raw), f"--option {text}"))
@@ -300,13 +300,15 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--csv", metavar="FILE", help="write the result table as CSV ('-' = stdout)")
     group.add_argument(
         "--jobs", type=positive_int, default=1, metavar="N",
-        help="processes for the per-item statistics (default: 1)",
+        help="processes for the per-item statistics, and with --problems the sandbox workers "
+        "that run the programs (default: 1)",
     )
     group.add_argument(
         "--ray", nargs="?", const="local", type=ray_address, metavar="ADDRESS",
-        help="compute the per-item statistics on Ray (pip install \"cgm-metrics[ray]\"): "
-        "without ADDRESS on a local Ray started for this run; 'auto' or HOST:PORT joins a "
-        "running cluster (`ray start --head`)",
+        help="compute the per-item statistics on Ray (pip install \"cgm-metrics[ray]\"), and "
+        "with --problems run the programs there (a sandbox worker per CPU): without ADDRESS on "
+        "a local Ray started for this run; 'auto' or HOST:PORT joins a running cluster (`ray "
+        "start --head`)",
     )
     group.add_argument(
         "--no-progress", action="store_true",

