@@ -208,6 +208,70 @@ def test_computed_registry_metric():
     assert result.model_scores["mid"]["chrf_code"]["score"] == pytest.approx(expected)
 
 
+def test_every_registry_metric_through_the_command(tmp_path, capsys):
+    """`cgm agreement` runs with every registry metric that does not run code on the HearthStone
+    rows (pass@k and COMBINED need unit tests); registry:NAME computes NAME although the rows'
+    'scores' hold the paper's per-item values of that name."""
+    from cgm_metrics.cli import main
+    from cgm_metrics.evaluation import describe_metrics
+
+    names = [entry["name"] for entry in describe_metrics() if not entry["runs_code"]]
+    assert len(names) >= 12
+    out = tmp_path / "out.json"
+    with pytest.warns(UserWarning, match="trivially_shared"):  # crystal_bleu without a list
+        code = main(["agreement", str(_hs("hs.graded.jsonl")), "--n-resamples", "100",
+                     "--metrics", "codebleu", *(f"registry:{name}" for name in names),
+                     "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    result = json.loads(out.read_text())
+    assert result["metric_sources"]["codebleu"] == "file"
+    for name in names:
+        key = f"registry:{name}"
+        assert result["metric_sources"][key].startswith(f"registry:{name}|"), key
+        assert sum(row["pairs"] for row in result["table"][key] if row["bin"] != "all") == 435
+        assert result["correlations"]["per_item"][key]["kendall"]["value"] is not None
+        assert key in printed
+    # the file's per-item scores and ours are different series: the paper's CodeBLEU read code
+    # tokens, the codebleu package's definition whitespace-separated words
+    item = result["correlations"]["per_item"]
+    assert item["codebleu"]["pearson"]["value"] != item["registry:codebleu"]["pearson"]["value"]
+
+
+def test_registry_prefix_names_an_unknown_metric():
+    rows = _toy_rows(n_items=12)
+    with pytest.raises(GradedInputError, match=r"'registry:nope' is not a registered metric "
+                       r"\(bleu, chrf_code"):
+        run_agreement(graded_from_rows(rows), metrics=["registry:nope"], synthetic=False,
+                      n_resamples=100)
+
+
+def test_metric_options_reach_the_computed_metric():
+    """CrystalBLEU with a list of trivially shared n-grams through metric_options gives the
+    corpus score of the registry metric called with that list."""
+    import cgm_metrics
+    from cgm_metrics.crystal_bleu import trivially_shared_ngrams
+
+    rows = [json.loads(line) for line in _hs("hs.graded.jsonl").read_text().splitlines()]
+    preds = [r["prediction"] for r in rows if r["system"] == "nl2code"]
+    refs = [r["references"] for r in rows if r["system"] == "nl2code"]
+    shared = trivially_shared_ngrams([r[0] for r in refs], k=50)
+    result = run_agreement(graded_from_rows(rows), metrics=["crystal_bleu"], synthetic=False,
+                           n_resamples=100, correlations=False,
+                           metric_options={"crystal_bleu": {"trivially_shared": shared}})
+    expected = cgm_metrics.score("crystal_bleu", preds, refs, trivially_shared=shared)["score"]
+    with pytest.warns(UserWarning, match="trivially_shared"):
+        plain = cgm_metrics.score("crystal_bleu", preds, refs)["score"]
+    assert abs(expected - plain) > 0.05  # the list matters on these programs (0-1 scores)
+    assert result.model_scores["nl2code"]["crystal_bleu"]["score"] == pytest.approx(
+        expected, rel=1e-12)
+    assert "trivially_shared:none" not in result.sources["crystal_bleu"]
+    with pytest.raises(GradedInputError, match="metric_options names 'tsed', which is not a "
+                       "computed metric"):
+        run_agreement(graded_from_rows(rows), metrics=["crystal_bleu"], synthetic=False,
+                      n_resamples=100, metric_options={"tsed": {}})
+
+
 # ----------------------------------------------------------------- bad input
 
 

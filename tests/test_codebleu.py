@@ -288,9 +288,9 @@ def test_weights_and_dataflow_options():
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="Supported.*python.*typescript"):
-        compute_codebleu(["x"], ["x"], lang="kotlin")
-    with pytest.raises(ValueError, match="haskell"):
-        CodeBleuMetric(lang="haskell")
+        compute_codebleu(["x"], ["x"], lang="fortran")
+    with pytest.raises(ValueError, match="cobol.*haskell"):
+        CodeBleuMetric(lang="cobol")
     with pytest.raises(TypeError, match=r"predictions\[1\]"):
         compute_codebleu(["x", None], ["x", "y"], lang="python")
     with pytest.raises(TypeError, match=r"references\[0\]\[1\]"):

@@ -35,6 +35,13 @@ REQUIRED = [
     "php",
     "ruby",
     "rust",
+    "kotlin",
+    "swift",
+    "scala",
+    "lua",
+    "bash",
+    "haskell",
+    "julia",
 ]
 
 # (valid snippet with line and block/trailing comments, broken snippet, snippet without comments)
@@ -94,6 +101,41 @@ SNIPPETS = {
         "fn f(a: i32 -> { a / }",
         "fn f(a: i32) -> i32 {\n  a / 2\n}",
     ),
+    "kotlin": (
+        "fun f(a: Int): Int {\n  // halve\n  return a / 2 /* floor */\n}",
+        "fun f(a: Int { return }",
+        "fun f(a: Int): Int {\n  return a / 2\n}",
+    ),
+    "swift": (
+        "func f(a: Int) -> Int {\n  // halve\n  return a / 2 /* floor */\n}",
+        "func f(a: Int -> { return }",
+        "func f(a: Int) -> Int {\n  return a / 2\n}",
+    ),
+    "scala": (
+        "def f(a: Int): Int = {\n  // halve\n  a / 2 /* floor */\n}",
+        "def f(a: Int = { a / }",
+        "def f(a: Int): Int = {\n  a / 2\n}",
+    ),
+    "lua": (
+        "function f(a)\n  -- halve\n  return a // 2 --[[ floor ]]\nend",
+        "function f(a\n  return a //\n",
+        "function f(a)\n  return a // 2\nend",
+    ),
+    "bash": (
+        "f() {\n  # halve\n  echo $(( $1 / 2 )) ${#1} # floor\n}",
+        "f() {\n  echo $(( $1 / \n",
+        "f() {\n  echo $(( $1 / 2 )) ${#1}\n}",
+    ),
+    "haskell": (
+        "f :: Int -> Int\n-- halve\nf a = a `div` 2 {- floor -}\n",
+        "f :: Int ->\nf a = a `div`\n",
+        "f :: Int -> Int\nf a = a `div` 2\n",
+    ),
+    "julia": (
+        "function f(a)\n  # halve\n  return a ÷ 2 #= floor =#\nend",
+        "function f(a\n  return a ÷\n",
+        "function f(a)\n  return a ÷ 2\nend",
+    ),
 }
 
 
@@ -124,6 +166,11 @@ def test_registry_has_every_required_language():
         ("c++", "cpp"),
         ("golang", "go"),
         ("rb", "ruby"),
+        ("kt", "kotlin"),
+        ("sh", "bash"),
+        ("Shell", "bash"),
+        ("hs", "haskell"),
+        ("jl", "julia"),
         (["java"], "java"),
     ],
 )

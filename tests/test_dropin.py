@@ -164,7 +164,7 @@ def test_missing_or_wrong_arguments_fail_clearly(tmp_path):
     with pytest.raises(ValueError, match="needs `lang`.*c_sharp.*java"):
         compute_codebleu(JAVA_PREDICTIONS, JAVA_REFERENCES)
     with pytest.raises(ValueError, match="Supported"):
-        calc_codebleu(JAVA_REFERENCES, JAVA_PREDICTIONS, "kotlin")
+        calc_codebleu(JAVA_REFERENCES, JAVA_PREDICTIONS, "fortran")
     with pytest.raises(TypeError, match="callable"):
         calc_codebleu([REFERENCE], [PREDICTION], "python", tokenizer="split")
     # a tokenizer object returning a dict (as HuggingFace tokenizers do) is named, with the fix;
@@ -323,7 +323,7 @@ def test_codexglue_command_line_errors(tmp_path):
     ref.write_text("int a = 1;\n", encoding="utf-8")
     done = _run_cli("--refs", str(ref), "--hyp", str(hyp), "--lang", "java")
     assert done.returncode == 2 and "one line per hypothesis line" in done.stderr
-    done = _run_cli("--refs", str(hyp), "--hyp", str(hyp), "--lang", "kotlin")
+    done = _run_cli("--refs", str(hyp), "--hyp", str(hyp), "--lang", "fortran")
     assert done.returncode == 2 and "Supported" in done.stderr
     done = _run_cli("--refs", str(hyp), "--hyp", str(hyp), "--lang", "java", "--params", "1,2")
     assert done.returncode == 2 and "four comma-separated numbers" in done.stderr

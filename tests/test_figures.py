@@ -1,6 +1,7 @@
-"""Figures published in the documentation that are checked here rather than printed by a
-benchmark: what the golden CodeBLEU files hold (tests/data/codebleu/README.md) and how the
-two set orders of CodeBLEU's dataflow part compare with the package's range (README, card)."""
+"""Figures published in the documentation that are checked here: what the golden CodeBLEU
+files hold (tests/data/codebleu/README.md), how the two set orders of CodeBLEU's dataflow part
+compare with the package's range (README, card), and the README's table of every metric's
+agreement with the HearthStone grades (printed by benchmarks/metric_agreement.py)."""
 
 import importlib.util
 import re
@@ -46,3 +47,24 @@ def test_set_order_claims_of_the_readme_and_the_card(capsys):
     card = " ".join((ROOT / "metrics" / "codebleu" / "README.md").read_text(encoding="utf-8").split())
     assert "3 of the 1,300 pairs (c-0103, javascript-0068, go-0060) and 6 of the 10" in readme
     assert "3 of the 1,300 golden pairs and 6 of the 10 golden corpora" in card
+
+
+def test_metric_agreement_table_of_the_readme(capsys):
+    """README, "Which metric to trust": the table is what benchmarks/metric_agreement.py prints
+    (every registry metric on the HearthStone grades; fixed seeds, so the same digits)."""
+    import warnings
+
+    spec = importlib.util.spec_from_file_location("metric_agreement",
+                                                  ROOT / "benchmarks" / "metric_agreement.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert module.main([]) == 0
+    printed = capsys.readouterr().out
+    table = [line for line in printed.splitlines() if line.startswith("|")]
+    assert len(table) == 2 + len(module.similarity_metrics()) + 1  # CrystalBLEU twice
+    assert {"bleu", "chrf_code", "codebleu", "crystal_bleu", "ruby", "tsed"} <= set(
+        module.similarity_metrics())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "\n".join(table) in readme

@@ -105,6 +105,13 @@ OTHER_LANGUAGES = {
 }
 
 
+def test_languages_are_the_language_table():
+    """TSED covers every language of the table, under the table's names and aliases."""
+    assert set(TSED_LANGUAGES) == set(cgm_metrics.languages())
+    assert cgm_metrics.get_metric("tsed", lang="sh").lang == "bash"
+    assert cgm_metrics.get_metric("tsed", lang="jl").lang == "julia"
+
+
 @pytest.mark.parametrize("lang", sorted(OTHER_LANGUAGES))
 def test_equal_to_the_package_in_the_other_languages(lang):
     first, second = OTHER_LANGUAGES[lang]

@@ -70,7 +70,8 @@ Args:
         "sentence" (mean of sentence-level chrF, as in Out of the BLEU). Default "corpus".
     return_per_sample (bool): also return the sentence chrF of every item, default False.
     lang (str): programming language (python, java, javascript, typescript, c, cpp,
-        c_sharp, go, php, ruby, rust; aliases such as py, js, c#, c++). Needed by the two
+        c_sharp, go, php, ruby, rust, kotlin, swift, scala, lua, bash, haskell, julia; aliases
+        such as py, js, c#, c++, kt, sh). Needed by the two
         code options below, ignored otherwise. Default None.
     strip_comments (bool): remove comments and Python docstrings before scoring.
     normalize_identifiers (bool): rename identifiers by order of first appearance.

@@ -1,6 +1,6 @@
 """CodeBLEU (Ren et al., 2020) with the numbers of the `codebleu` package 0.7.0
-(``evaluate.load("k4black/codebleu")``), deterministic and linear-time, for ten languages plus
-TypeScript."""
+(``evaluate.load("k4black/codebleu")``), deterministic and linear-time, for its ten languages
+plus TypeScript, Kotlin, Swift, Scala, Lua, Bash, Haskell and Julia."""
 
 import evaluate
 
@@ -36,7 +36,8 @@ Args:
     predictions (list of str): generated code, one string per item.
     references (list of str or list of list of str): reference code, one or several per item.
     lang (str or list of str): required, as in the package: python, java, javascript, c,
-        cpp, c_sharp, go, php, ruby, rust or typescript. ["java"] as k4black/codebleu takes it
+        cpp, c_sharp, go, php, ruby, rust, or typescript, kotlin, swift, scala, lua, bash,
+        haskell, julia (aliases such as js, kt, sh). ["java"] as k4black/codebleu takes it
         works too; a plain string is the whole name here ("cpp" is C++), where k4black reads
         its first character.
     weights (4 floats): weights of ngram, weighted ngram, syntax and dataflow match

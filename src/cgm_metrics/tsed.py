@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .core.inputs import check_number
-from .core.languages import ALIASES
+from .core.languages import resolve_language
 from .metric import MeanOfItems
 from .ruby.ted import Tree, tree_edit_distance
 
@@ -46,7 +46,10 @@ from .ruby.ted import Tree, tree_edit_distance
 GRAMMAR_PACK = "tree-sitter-language-pack"
 GRAMMAR_PACK_VERSION = "0.9.0"
 
-#: Our language names -> the grammar pack's names (the pack has no ``c_sharp``: ``csharp``).
+#: The language table's names -> the grammar pack's names (the pack has no ``c_sharp``:
+#: ``csharp``). Every language of ``cgm_metrics.languages()`` is here (a test keeps them equal);
+#: TSED parses with the pack's grammar of each, as the ``tsed`` package does, not with the
+#: grammar wheel of the table's row.
 TSED_LANGUAGES: dict[str, str] = {
     "python": "python",
     "java": "java",
@@ -67,8 +70,6 @@ TSED_LANGUAGES: dict[str, str] = {
     "haskell": "haskell",
     "julia": "julia",
 }
-_EXTRA_ALIASES = {"sh": "bash", "shell": "bash", "kt": "kotlin", "hs": "haskell",
-                  "jl": "julia"}
 
 #: Deletion, insertion and rename weights of the package's README and Space.
 DEFAULT_WEIGHTS = (1.0, 0.8, 1.0)
@@ -79,16 +80,18 @@ MAX_TABLE_CELLS = 200_000_000
 
 
 def resolve_tsed_language(lang: object) -> str:
-    """Our canonical name of ``lang`` (name or alias, case-insensitive), or a ``ValueError``
-    listing the languages TSED supports."""
+    """The language table's name of ``lang`` (name or alias, case-insensitive, as every metric
+    resolves it), or a ``ValueError`` listing the languages TSED supports."""
     if isinstance(lang, (list, tuple)) and len(lang) == 1:
         lang = lang[0]
     supported = ", ".join(sorted(TSED_LANGUAGES))
     if not isinstance(lang, str):
         raise TypeError(f"`lang` must be a language name such as 'python', got "
                         f"{type(lang).__name__}. Supported: {supported}.")
-    key = lang.strip().lower()
-    key = ALIASES.get(key, _EXTRA_ALIASES.get(key, key))
+    try:
+        key = resolve_language(lang).name
+    except ValueError:
+        key = ""
     if key not in TSED_LANGUAGES:
         raise ValueError(f"Unknown language {lang!r} for `lang` of tsed. Supported: {supported}.")
     return key

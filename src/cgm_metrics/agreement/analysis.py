@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from .correlation import (
     spearman_rows,
 )
 from .data import GradedData, GradedInputError, check_grade_range, read_graded_jsonl
-from .statistics import ItemStatistics, from_values, registry_metric
+from .statistics import REGISTRY_PREFIX, ItemStatistics, from_values, registry_metric
 
 OUTCOMES = {0: "agree", 1: "type_i", 2: "type_ii", -1: "opposite"}
 DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
@@ -102,7 +102,7 @@ def _human_grades(data: GradedData, method: str) -> tuple[np.ndarray, str]:
 
 
 def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
-                       lang: str) -> list[ItemStatistics]:
+                       lang: str, options: dict[str, dict]) -> list[ItemStatistics]:
     have_text = data.predictions is not None and data.references is not None
     out: list[ItemStatistics] = []
     wanted = list(names) if names is not None else list(data.scores)
@@ -110,6 +110,13 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
         wanted.append("bleu")
     if names is None and not wanted:
         wanted = list(DEFAULT_COMPUTED)
+    for name in options:
+        if name not in wanted or (name in data.scores and not name.startswith(REGISTRY_PREFIX)):
+            raise GradedInputError(
+                f"metric_options names {name!r}, which is not a computed metric of this "
+                f"analysis (metrics: {', '.join(wanted)}); options apply to registry metrics "
+                "computed from the rows (registry:NAME where the rows' 'scores' have NAME)."
+            )
     for name in wanted:
         if name == "grade":
             continue
@@ -117,9 +124,13 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
             # the study's BLEU: corpus BLEU of the registry (code tokenizer), resampled from
             # its statistics; the file's per-item BLEU stays the per-item value
             out.append(_computed("bleu", data, lang, data.scores.get("bleu")))
-        elif name in data.scores:
+        elif name in data.scores and not name.startswith(REGISTRY_PREFIX):
             out.append(from_values(name, data.scores[name], "file"))
         else:
+            # "registry:NAME" computes the registry's NAME even where the rows' 'scores' hold
+            # a value of that name (e.g. a paper's published CodeBLEU beside ours)
+            forced = name.startswith(REGISTRY_PREFIX)
+            base = name[len(REGISTRY_PREFIX):] if forced else name
             if not have_text:
                 raise GradedInputError(
                     f"metric {name!r} is not in the rows' 'scores' and cannot be computed: "
@@ -127,13 +138,16 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
                 )
             from ..registry import metrics as registered
 
-            if name not in registered():
+            if base not in registered():
+                known = f"a registered metric ({', '.join(registered())})"
                 raise GradedInputError(
+                    f"metric {name!r} is not {known}." if forced else
                     f"metric {name!r} is neither in the rows' 'scores' ({', '.join(data.scores)}"
-                    f" or none) nor a registered metric ({', '.join(registered())})."
+                    f" or none) nor {known}."
                 )
             try:
-                out.append(_computed(name, data, lang))
+                computed = _computed(base, data, lang, options=options.get(name))
+                out.append(replace(computed, name=name) if forced else computed)
             except ImportError as error:
                 if names is not None:
                     raise GradedInputError(f"metric {name!r} is not available in this "
@@ -144,12 +158,13 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
     return out
 
 
-def _computed(name: str, data: GradedData, lang: str,
-              item_values: np.ndarray | None = None) -> ItemStatistics:
+def _computed(name: str, data: GradedData, lang: str, item_values: np.ndarray | None = None,
+              options: dict | None = None) -> ItemStatistics:
     """A registry metric on the rows' texts; what the user can fix is a GradedInputError."""
     assert data.predictions is not None and data.references is not None
     try:
-        return registry_metric(name, data.predictions, data.references, lang, item_values)
+        return registry_metric(name, data.predictions, data.references, lang, item_values,
+                               options=options)
     except (ValueError, TypeError) as error:
         raise GradedInputError(f"metric {name!r} cannot score the rows: {error}") from None
 
@@ -261,8 +276,13 @@ def run_agreement(
     correction: str = "holm",
     correlation_resamples: int = 200,
     max_models: int = MAX_MODELS,
+    metric_options: dict[str, dict] | None = None,
 ) -> AgreementResult:
     """Metric-human agreement of graded outputs (see the package docstring).
+
+    ``metric_options`` maps a computed metric's name in ``metrics`` to its options
+    (``get_metric(name, lang=lang, **options)``), e.g.
+    ``{"registry:crystal_bleu": {"trivially_shared": ngrams}}``.
 
     Every pair of models is compared, so the work grows with the square of the number of
     models: at most ``max_models`` are compared. When the real systems and their synthetic
@@ -317,7 +337,7 @@ def run_agreement(
     grades, used_aggregate = _human_grades(data, aggregate_method)
     human = from_values("grade", grades, "human")
     human.points = 100.0 / (high - low)
-    metric_stats = _metric_statistics(data, metrics, protocol, lang)
+    metric_stats = _metric_statistics(data, metrics, protocol, lang, metric_options or {})
     all_metrics = [human] + metric_stats
 
     fallback = np.stack([grades] + [m.item_values for m in metric_stats], axis=-1)

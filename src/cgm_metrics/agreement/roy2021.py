@@ -44,7 +44,7 @@ from ..significance.classical import wilcoxon_test
 from ..significance.multiple import compare
 from ..significance.paired import DEFAULT_RESAMPLES
 from .data import GradedData, GradedInputError, read_graded_jsonl
-from .statistics import ItemStatistics, from_values, registry_metric
+from .statistics import REGISTRY_PREFIX, ItemStatistics, from_values, registry_metric
 
 PERCENTAGES = (1, 2, 5, 10, 15, 20, 25, 30)
 THRESHOLDS = (1, 5, 10, 15, 20)
@@ -482,7 +482,9 @@ def _metric_list(data: GradedData, names: Sequence[str] | None, lang: str) -> li
     out: list[ItemStatistics] = []
     for name in wanted:
         try:
-            if name in data.scores:
+            # "registry:NAME": the registry's NAME even where the rows' 'scores' have a NAME
+            forced = name.startswith(REGISTRY_PREFIX)
+            if name in data.scores and not forced:
                 out.append(from_values(name, data.scores[name], "file"))
                 continue
             if not have_text:
@@ -494,14 +496,20 @@ def _metric_list(data: GradedData, names: Sequence[str] | None, lang: str) -> li
                 continue
             from ..registry import metrics as registered
 
-            if name not in registered():
+            base = name[len(REGISTRY_PREFIX):] if forced else name
+            if forced and base not in registered():
+                raise GradedInputError(f"metric {name!r} is not a registered metric "
+                                       f"({', '.join(registered())}).")
+            if base not in registered():
                 raise GradedInputError(
                     f"metric {name!r} is neither in the rows' 'scores' "
                     f"({', '.join(data.scores) or 'none'}), nor one of the study's metrics "
                     f"({', '.join(STUDY_METRICS)}, or 'study' for all), nor a registered "
                     f"metric ({', '.join(registered())}).")
             assert data.predictions is not None and data.references is not None
-            out.append(registry_metric(name, data.predictions, data.references, lang))
+            computed = registry_metric(base, data.predictions, data.references, lang)
+            computed.name = name
+            out.append(computed)
         except (ValueError, TypeError) as error:
             if isinstance(error, GradedInputError):
                 raise

@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: ``metrics=["registry:NAME"]`` in the agreement analyses computes the registry's NAME even
+#: when the rows' 'scores' have a value of that name (e.g. a paper's published CodeBLEU).
+REGISTRY_PREFIX = "registry:"
+
 
 @dataclass
 class ItemStatistics:

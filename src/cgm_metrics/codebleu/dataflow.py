@@ -23,7 +23,7 @@ import sys
 from collections import Counter
 
 from .setorder import set_order
-from .tables import ATOMIC_TYPES, MAX_DEPTH, DataflowRules
+from .tables import MAX_DEPTH, DataflowRules
 from .tree import FlatTree, code_tokens
 
 COMES = "comesFrom"
@@ -76,7 +76,12 @@ class _Walker:
         self.rules = rules
         self.types = tree.types
         self.children = tree.children
-        _, self.index_to_code = code_tokens(tree)
+        self.atomic = frozenset(rules.atomic)
+        self.comments = frozenset(rules.comments)
+        self.opaque = frozenset(rules.opaque)
+        self.separators = frozenset(rules.separators)
+        self.identifier = rules.identifier
+        _, self.index_to_code = code_tokens(tree, self.atomic, self.comments)
         kinds: dict[str, str] = {}
         for kind, names in (
             ("definition", rules.definition),
@@ -129,19 +134,40 @@ class _Walker:
         return self.index_to_code[(self.tree.starts[node], self.tree.ends[node])]
 
     def _leaves(self, node: int | None) -> list[int]:
+        """The token leaves under ``node``, outside opaque subtrees."""
         if node is None:
             raise _Invalid("leaves of a missing node")
         types, children = self.types, self.children
+        atomic, comments, opaque = self.atomic, self.comments, self.opaque
         found = []
         stack = [node]
         while stack:
             current = stack.pop()
             kind = types[current]
-            if (not children[current] or kind in ATOMIC_TYPES) and kind != "comment":
+            if kind in opaque:
+                continue
+            if (not children[current] or kind in atomic) and kind not in comments:
                 found.append(current)
             else:
                 stack.extend(reversed(children[current]))
         return found
+
+    def _split(self, node: int) -> tuple[int, int] | None:
+        """The children just before and after ``node``'s first separator token, if any."""
+        kids = self.children[node]
+        for k, child in enumerate(kids):
+            if self.types[child] in self.separators:
+                return (kids[k - 1], kids[k + 1]) if 0 < k < len(kids) - 1 else None
+        return None
+
+    def _sides(self, node: int, first: str, second: str) -> tuple[int | None, int | None] | None:
+        """The children of fields ``first`` and ``second``; where there is no ``first`` and
+        the language has separators, the children around the first separator (None: the
+        node has neither, and is walked as any other node)."""
+        one = self._field(node, first)
+        if one is None and self.separators:
+            return self._split(node)
+        return one, self._field(node, second)
 
     def variables(self, node: int | None) -> list[tuple[int, str]]:
         """(position, text) of the leaves under ``node`` whose text differs from their type."""
@@ -165,14 +191,16 @@ class _Walker:
         if node is None:
             raise _Invalid("walk of a missing node")
         kind_name = self.types[node]
-        if (not self.children[node] or kind_name in ATOMIC_TYPES) and kind_name != "comment":
+        if kind_name in self.opaque:
+            return []
+        if (not self.children[node] or kind_name in self.atomic) and kind_name not in self.comments:
             position, code = self._code(node)
             if kind_name == code:
                 return []
             known = self.state.get(code)
             if known is not None:
                 return [(code, position, COMES, (code,), known)]
-            if kind_name == "identifier":
+            if kind_name == self.identifier:
                 self._set(code, (position,))
             return [(code, position, COMES, (), ())]
         kind = self.kinds.get(kind_name)
@@ -204,11 +232,12 @@ class _Walker:
                 if types[child] in first:
                     entries += self.walk(child)
         kids_of = self.children
+        comments, opaque, identifier = self.comments, self.opaque, self.identifier
         for child in children:
             kind_name = types[child]
             if kind_name in first:
                 continue
-            if not kids_of[child] and kind_name != "comment":
+            if not kids_of[child] and kind_name not in comments and kind_name not in opaque:
                 # a plain leaf, inlined (most nodes): the same rule as in walk()
                 position, code = self._code(child)
                 if kind_name == code:
@@ -217,7 +246,7 @@ class _Walker:
                 if known is not None:
                     entries.append((code, position, COMES, (code,), known))
                     continue
-                if kind_name == "identifier":
+                if kind_name == identifier:
                     self._set(code, (position,))
                 entries.append((code, position, COMES, (), ()))
                 continue
@@ -228,8 +257,10 @@ class _Walker:
         style = self.rules.definition_style
         children = self.children[node]
         if style == "fields":
-            name = self._field(node, self.rules.definition_name)
-            value = self._field(node, self.rules.definition_value)
+            sides = self._sides(node, self.rules.definition_name, self.rules.definition_value)
+            if sides is None:
+                return self._default(node)
+            name, value = sides
         elif style == "two_children":
             name = self._kids(node)[0]
             value = children[1] if len(children) == 2 else None
@@ -253,13 +284,12 @@ class _Walker:
                 self._set(code, (position,))
         return entries
 
-    def _pairs(self, node: int) -> tuple[list[int | None], list[int | None]] | None:
+    def _pairs(self, node: int, left_field: int | None, right_field: int | None
+               ) -> tuple[list[int | None], list[int | None]] | None:
         """Left and right sides of a tuple-style assignment (None: nothing to do)."""
         types = self.types
         if types[node] == "for_in_clause":
-            return [self._field(node, "left")], [self._kids(node)[-1]]
-        left_field = self._field(node, "left")
-        right_field = self._field(node, "right")
+            return [left_field], [self._kids(node)[-1]]
         if right_field is None and self.rules.for_in_style == "python":
             return None
         lefts = [x for x in self._kids(left_field) if types[x] != ","]
@@ -288,14 +318,16 @@ class _Walker:
         return entries
 
     def _assignment(self, node: int) -> list[Entry]:
+        sides = self._sides(node, self.rules.left, self.rules.right)
+        if sides is None:
+            return self._default(node)
+        left, right = sides
         if self.rules.assignment_style == "tuple":
-            sides = self._pairs(node)
-            if sides is None:
+            pairs = self._pairs(node, left, right)
+            if pairs is None:
                 return []
-            entries = self._bind(sides[0], sides[1], [])
+            entries = self._bind(pairs[0], pairs[1], [])
             return entries
-        left = self._field(node, "left")
-        right = self._field(node, "right")
         entries = list(self.walk(right))
         names = self.variables(left)
         values = self.variables(right)
@@ -386,15 +418,16 @@ class _Walker:
                 lefts = [self._field(node, "pattern")]
                 rights = [self._field(node, "value")]
             else:
-                rights = [x for x in self._kids(self._field(node, "right")) if types[x] != ","]
-                lefts = [x for x in self._kids(self._field(node, "left")) if types[x] != ","]
+                left, right = self.rules.left, self.rules.right
+                rights = [x for x in self._kids(self._field(node, right)) if types[x] != ","]
+                lefts = [x for x in self._kids(self._field(node, left)) if types[x] != ","]
                 if len(rights) != len(lefts):
-                    lefts = [self._field(node, "left")]
-                    rights = [self._field(node, "right")]
+                    lefts = [self._field(node, left)]
+                    rights = [self._field(node, right)]
                 if not lefts:
-                    lefts = [self._field(node, "left")]
+                    lefts = [self._field(node, left)]
                 if not rights:
-                    rights = [self._field(node, "right")]
+                    rights = [self._field(node, right)]
             entries = self._bind(lefts, rights, entries)
             if self.rules.for_in_style == "ruby":
                 entries += self.walk(self._field(node, "body"))
@@ -433,9 +466,15 @@ class _Walker:
                     name = child
                     break
         else:
-            name = self._field(node, self.rules.foreach_name)
-            value = self._field(node, self.rules.foreach_value)
-        body = self._field(node, "body")
+            sides = self._sides(node, self.rules.foreach_name, self.rules.foreach_value)
+            if sides is None:
+                return self._default(node)
+            name, value = sides
+        if self.rules.foreach_body:
+            bodies = [self._field(node, self.rules.foreach_body)]
+        else:  # the children after the value
+            kids = self.children[node]
+            bodies = kids[kids.index(value) + 1:] if value in kids else []
         entries: list[Entry] = []
         for _ in range(2):
             entries += self.walk(value)
@@ -445,7 +484,8 @@ class _Walker:
                 for value_position, value_code in values:
                     entries.append((code, position, COMPUTED, (value_code,), (value_position,)))
                 self._set(code, (position,))
-            entries += self.walk(body)
+            for body in bodies:
+                entries += self.walk(body)
         return self._merge_loop(entries)
 
     def _loop(self, node: int) -> list[Entry]:

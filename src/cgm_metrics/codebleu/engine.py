@@ -22,21 +22,24 @@ from typing import Any
 from .. import native
 from .options import CodeBleuOptions
 from .score import N_COLUMNS, SYNTAX_MATCH
-from .tables import ATOMIC_TYPES, MAX_DEPTH, DataflowRules
+from .tables import MAX_DEPTH, SCANNED_STYLES, CommentStyle, DataflowRules
 
 BATCH_ITEMS = 256  # items per batch: bounds the memory of the flat arrays
 ERROR_KIND = 65535
-ABI = 1  # csrc/engine.h: CGM_ENGINE_ABI
+ABI = 2  # csrc/engine.h: CGM_ENGINE_ABI
 # csrc/engine.h: the order of the rules array (checked against the library's RULE_NAMES)
 RULE_NAMES = (
     "definition_style", "definition_name_field", "definition_value_field", "tuple_assignment",
     "branch_style", "branch_keeps_input", "ruby_for", "c_for_restart", "c_for_update_of",
-    "foreach_name_field", "foreach_value_field", "foreach_php", "has_first", "comma", "block",
-    "for_in_clause", "operator_assignment", "elif_clause", "else_clause", "variable_name",
-    "identifier", "comment", "left", "right", "body", "pattern", "value", "update",
+    "foreach_name_field", "foreach_value_field", "foreach_body_field", "foreach_rest",
+    "foreach_php", "has_first", "has_separators", "comma", "block", "for_in_clause",
+    "operator_assignment", "elif_clause", "else_clause", "variable_name", "identifier", "left",
+    "right", "body", "pattern", "value", "update",
 )  # fmt: skip
-NAME_ATOMIC, NAME_FIRST, NAME_BRANCH, NAME_HAS_ELSE = 1, 2, 4, 8  # csrc/engine.h: flags of a name
-STYLE_CODES = {"python": 1, "c": 2}  # csrc/comments.c: cgm_strip_comments styles
+# csrc/engine.h: flags of a name
+NAME_ATOMIC, NAME_FIRST, NAME_BRANCH, NAME_HAS_ELSE = 1, 2, 4, 8
+NAME_SEPARATOR, NAME_OPAQUE, NAME_COMMENT_TYPE = 16, 32, 64
+PYTHON_STYLE, SCANNED_STYLE = 1, 2  # csrc/comments.c: cgm_strip_comments styles
 UNSURE, KEEP = -1, -2  # comment removal: run Python's tokenize / keep the text as it is
 UNSUPPORTED_TREE = -3
 # Deeper loop nests, and trees deeper than the C walk recurses (a thread's stack can be
@@ -65,7 +68,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "cgm_batch_compare": (_INT, [_P, _P, _I64, _P, _I64, _I64]),
     "cgm_batch_tree_rows": (_I64, [_P, _I64, _P, _I64]),
     "cgm_ngram_rows": (_INT, [_TEXT, _P, _P, _I64, _TEXT, _P, _I64, _P, _I64]),
-    "cgm_strip_comments": (_INT, [_INT, _TEXT, _P, _I64, _P, _P]),
+    "cgm_strip_comments": (_INT, [_INT, _P, _TEXT, _P, _I64, _P, _P]),
     "cgm_string_hashes": (None, [_P, _P, _I64, _P]),
     "cgm_set_order": (_I64, [_P, _I64, _P, _P]),
 }
@@ -147,10 +150,13 @@ class LanguageTables:
         flags = array("B", bytes(len(labels)))
         for label, index in names.items():
             flags[index] = (
-                (NAME_ATOMIC if label in ATOMIC_TYPES else 0)
+                (NAME_ATOMIC if label in rules.atomic else 0)
                 | (NAME_FIRST if label in rules.first else 0)
                 | (NAME_BRANCH if label in rules.branch else 0)
                 | (NAME_HAS_ELSE if "else" in label else 0)
+                | (NAME_SEPARATOR if label in rules.separators else 0)
+                | (NAME_OPAQUE if label in rules.opaque else 0)
+                | (NAME_COMMENT_TYPE if label in rules.comments else 0)
             )
 
         def name(label: str) -> int:
@@ -173,14 +179,19 @@ class LanguageTables:
             "c_for_update_of": name(rules.c_for_update_of),
             "foreach_name_field": field(rules.foreach_name),
             "foreach_value_field": field(rules.foreach_value),
+            "foreach_body_field": field(rules.foreach_body),
+            "foreach_rest": int(not rules.foreach_body),
             "foreach_php": int(rules.foreach_php),
             "has_first": int(bool(rules.first)),
+            "has_separators": int(bool(rules.separators)),
             **{label: name(label) for label in (
                 "block", "for_in_clause", "operator_assignment", "elif_clause", "else_clause",
-                "variable_name", "identifier", "comment")},
+                "variable_name")},
+            "identifier": name(rules.identifier),
             "comma": name(","),
-            **{label: field(label) for label in ("left", "right", "body", "pattern", "value",
-                                                 "update")},
+            "left": field(rules.left),
+            "right": field(rules.right),
+            **{label: field(label) for label in ("body", "pattern", "value", "update")},
         }  # fmt: skip
         points, starts = _code_points(labels)
         rule_values = array("q", [values[key] for key in RULE_NAMES])
@@ -252,6 +263,20 @@ PROBES = {
           "for _, v := range b { a += v }; if a > 0 { return a } else { return -a } }\nvar x = ",
     "rust": "fn f(a: i32, b: &[i32]) -> i32 { let mut s = a; for v in b { s += v; } // c\n"
             "match s { 0 => 1, _ => s } }\nstruct S { x: i32 }\nlet x = ;",
+    "kotlin": "fun f(a: Int, b: List<Int>): Int { var s = a; for (v in b) { s += v } // c\n"
+              "return if (s > 0) s else -s }\nclass C(val x: Int)\nval y = ",
+    "swift": "func f(a: Int, b: [Int]) -> Int { var s = a; for v in b { s += v } // c\n"
+             "if s > 0 { return s } else { return -s } }\nstruct S { let x: Int }\nlet y = ",
+    "scala": "def f(a: Int, b: List[Int]): Int = { var s = a; for (v <- b) { s = s + v } // c\n"
+             "if (s > 0) s else -s }\nclass C(x: Int)\nval y = ",
+    "lua": "local function f(a, b) local s = a for _, v in ipairs(b) do s = s + v end -- c\n"
+           "if s > 0 then return s else return -s end end\nlocal t = {x = 1}\nlocal y = ",
+    "bash": "f() { local s=$1; for v in \"$@\"; do s=$((s + v)); done # c\n"
+            "if [ \"$s\" -gt 0 ]; then echo \"$s\"; else echo 0; fi; }\nx=(1 2)\ny=$(( ",
+    "haskell": "f :: Int -> [Int] -> Int\nf a b = s where s = a + sum [v | v <- b] -- c\n"
+               "g x = if x > 0 then x else negate x\ndata S = S { x :: Int }\ny = ",
+    "julia": "function f(a, b::Vector{Int}) s = a; for v in b s += v end # c\n"
+             "s > 0 ? s : -s end\nstruct S x::Int end\ny = ",
 }
 _GENERIC_PROBE = "x = (1, y) + f(z) // c\n"
 HEADER = object.__basicsize__  # where py-tree-sitter's Tree object holds its TSTree pointer
@@ -408,6 +433,52 @@ class Batch:
 # -- comments -------------------------------------------------------------------------------
 
 
+MAX_MARKS = 4  # csrc/engine.h: CGM_MAX_MARKS
+_MARKS = ctypes.c_char_p * MAX_MARKS
+_FLAGS = ctypes.c_int32 * MAX_MARKS
+
+
+class _CommentStyle(ctypes.Structure):
+    """csrc/engine.h: CommentStyle."""
+
+    _fields_ = [
+        ("block_open", _MARKS), ("block_close", _MARKS), ("line", _MARKS), ("quote", _MARKS),
+        ("quote_not_after", _MARKS), ("quote_escape", _FLAGS), ("quote_multiline", _FLAGS),
+        ("line_symbols", ctypes.c_char_p), ("n_block", ctypes.c_int32),
+        ("n_line", ctypes.c_int32), ("n_quotes", ctypes.c_int32), ("nested", ctypes.c_int32),
+        ("line_at_word_start", ctypes.c_int32), ("long_brackets", ctypes.c_int32),
+        ("escapes_outside", ctypes.c_int32),
+    ]  # fmt: skip
+
+
+@cache
+def _comment_style(style: CommentStyle) -> _CommentStyle:
+    """``style`` as the C scanner reads it (kept alive by the cache: the struct points at
+    the markers' bytes)."""
+    if max(len(style.block), len(style.line), len(style.quotes)) > MAX_MARKS:
+        raise ValueError(f"a comment style has at most {MAX_MARKS} markers of each kind")
+    markers = [m for pair in style.block for m in pair] + list(style.line)
+    markers += [q.delimiter for q in style.quotes] + [q.not_after for q in style.quotes]
+    if not all(m.isascii() and "\0" not in m for m in markers + [style.line_symbols]):
+        raise ValueError("comment style markers must be ASCII without NUL")
+    encoded = _CommentStyle()
+    encoded.block_open = _MARKS(*(opener.encode() for opener, _ in style.block))
+    encoded.block_close = _MARKS(*(closer.encode() for _, closer in style.block))
+    encoded.line = _MARKS(*(opener.encode() for opener in style.line))
+    encoded.quote = _MARKS(*(q.delimiter.encode() for q in style.quotes))
+    encoded.quote_not_after = _MARKS(*(q.not_after.encode() for q in style.quotes))
+    encoded.quote_escape = _FLAGS(*(int(q.escape) for q in style.quotes))
+    encoded.quote_multiline = _FLAGS(*(int(q.multiline) for q in style.quotes))
+    encoded.line_symbols = style.line_symbols.encode()
+    encoded.n_block, encoded.n_line, encoded.n_quotes = (
+        len(style.block), len(style.line), len(style.quotes))
+    encoded.nested = int(style.nested)
+    encoded.line_at_word_start = int(style.line_at_word_start)
+    encoded.long_brackets = int(style.long_brackets)
+    encoded.escapes_outside = int(style.escapes_outside)
+    return encoded
+
+
 def strip_comments(texts: list[str], style: str) -> list[str]:
     """``preprocess.remove_comments`` of every text, in one call of the compiled scanner
     (Python's tokenize where the scanner is unsure, as the reference does)."""
@@ -416,8 +487,12 @@ def strip_comments(texts: list[str], style: str) -> list[str]:
     data, starts = _utf8(texts)
     out = ctypes.create_string_buffer(len(data) + 1)
     lengths = array("q", [0]) * len(texts)
-    _check(library().cgm_strip_comments(STYLE_CODES[style], data, _address(starts), len(texts),
-                                        out, _address(lengths)), "comment removal")
+    if style == "python":
+        code, scanned = PYTHON_STYLE, None
+    else:
+        code, scanned = SCANNED_STYLE, ctypes.byref(_comment_style(SCANNED_STYLES[style]))
+    _check(library().cgm_strip_comments(code, scanned, data, _address(starts), len(texts), out,
+                                        _address(lengths)), "comment removal")
     raw = out.raw
     result = []
     for k, text in enumerate(texts):

@@ -4,6 +4,12 @@ A token listed here weighs 1 in the weighted unigram match, any other token 0.2.
 the ten languages of the `codebleu` package are the ones it ships (same entries, same order),
 so the weighted component is identical; TypeScript extends the JavaScript list with the
 keywords of TypeScript (the package has no TypeScript).
+
+The languages the package does not have (Kotlin, Swift, Scala, Lua, Bash, Haskell, Julia)
+take the keywords of their language reference, named above each list: every reserved word and,
+as the package's lists do for C#, Python and TypeScript, the contextual (soft) keywords.
+Tokens are whitespace-separated words, so purely symbolic reserved tokens (Scala's ``<-``,
+Haskell's ``->``, Bash's ``[[``) are left out, as the package's lists leave out operators.
 """
 
 from __future__ import annotations
@@ -99,6 +105,81 @@ _TYPESCRIPT = _JAVASCRIPT + tuple(
     "symbol type undefined unique unknown".split()
 )
 
+# Kotlin language documentation, "Keywords and operators"
+# (https://kotlinlang.org/docs/keyword-reference.html): hard, soft and modifier keywords and
+# the special identifiers.
+_KOTLIN = tuple(
+    (
+        "as as? break class continue do else false for fun if in !in interface is !is null "
+        "object package return super this throw true try typealias typeof val var when while "
+        "by catch constructor delegate dynamic field file finally get import init param "
+        "property receiver set setparam value where abstract actual annotation companion const "
+        "crossinline data enum expect external final infix inline inner internal lateinit "
+        "noinline open operator out override private protected public reified sealed suspend "
+        "tailrec vararg it"
+    ).split()
+)
+# The Swift Programming Language, "Lexical Structure", Keywords and Punctuation
+# (https://docs.swift.org/swift-book/documentation/the-swift-programming-language/lexicalstructure/):
+# keywords of declarations, statements, expressions and types, patterns, those beginning with
+# a number sign, and those reserved in particular contexts.
+_SWIFT = tuple(
+    (
+        "associatedtype borrowing class consuming deinit enum extension fileprivate func import "
+        "init inout internal let nonisolated open operator private precedencegroup protocol "
+        "public rethrows static struct subscript typealias var break case catch continue "
+        "default defer do else fallthrough for guard if in repeat return throw switch where "
+        "while Any as await false is nil self Self super throws true try _ #available "
+        "#colorLiteral #else #elseif #endif #fileLiteral #if #imageLiteral #keyPath #selector "
+        "#sourceLocation #unavailable associativity convenience didSet dynamic final get "
+        "indirect infix lazy left mutating none nonmutating optional override package postfix "
+        "precedence prefix Protocol required right set some Type unowned weak willSet"
+    ).split()
+)
+# Scala 3 language reference, "Lexical Syntax", Keywords
+# (https://docs.scala-lang.org/scala3/reference/syntax.html): regular and soft keywords.
+_SCALA = tuple(
+    (
+        "abstract case catch class def do else enum export extends false final finally for "
+        "given if implicit import lazy match new null object override package private "
+        "protected return sealed super then throw trait true try type val var while with yield "
+        "as derives end extension infix inline opaque open transparent using"
+    ).split()
+)
+# Lua 5.4 Reference Manual, section 3.1 "Lexical Conventions"
+# (https://www.lua.org/manual/5.4/manual.html#3.1): the reserved keywords.
+_LUA = tuple(
+    (
+        "and break do else elseif end false for function goto if in local nil not or repeat "
+        "return then true until while"
+    ).split()
+)
+# Bash Reference Manual, section 3.2.1 "Reserved Words"
+# (https://www.gnu.org/software/bash/manual/bash.html#Reserved-Words).
+_BASH = tuple(
+    "if then elif else fi time for in until while do done case esac coproc select function"
+    .split()
+)
+# Haskell 2010 Language Report, section 2.4 "Identifiers and Operators"
+# (https://www.haskell.org/onlinereport/haskell2010/haskellch2.html#x7-180002.4): reservedid,
+# and the identifiers with a special meaning in import declarations (as, qualified, hiding).
+_HASKELL = tuple(
+    (
+        "case class data default deriving do else foreign if import in infix infixl infixr "
+        "instance let module newtype of then type where _ as qualified hiding"
+    ).split()
+)
+# Julia manual, "Keywords" (https://docs.julialang.org/en/v1/base/base/#Keywords): the reserved
+# keywords, the words of the two-word keywords (abstract type, mutable struct, primitive
+# type) and the contextual ones.
+_JULIA = tuple(
+    (
+        "baremodule begin break catch const continue do else elseif end export false finally "
+        "for function global if import let local macro module quote return struct true try "
+        "using while abstract mutable primitive type where in isa outer as"
+    ).split()
+)
+
 KEYWORDS: dict[str, tuple[str, ...]] = {
     "c": _C,
     "c_sharp": _C_SHARP,
@@ -111,4 +192,11 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "ruby": _RUBY,
     "rust": _RUST,
     "typescript": _TYPESCRIPT,
+    "kotlin": _KOTLIN,
+    "swift": _SWIFT,
+    "scala": _SCALA,
+    "lua": _LUA,
+    "bash": _BASH,
+    "haskell": _HASKELL,
+    "julia": _JULIA,
 }

@@ -12,10 +12,12 @@ from ..core.languages import LanguageSpec, resolve_language
 from .keywords import KEYWORDS
 from .tables import COMMENT_STYLES, RULES, DataflowRules
 
-# the package's ten languages plus TypeScript
+# the package's ten languages (c, c_sharp, cpp, go, java, javascript, php, python, ruby,
+# rust), TypeScript, and the languages the package does not have; sorted, as every language
+# list of the library (menus, errors, metric metadata)
 CODEBLEU_LANGUAGES = (
-    "c", "c_sharp", "cpp", "go", "java", "javascript", "php", "python", "ruby", "rust",
-    "typescript",
+    "bash", "c", "c_sharp", "cpp", "go", "haskell", "java", "javascript", "julia", "kotlin",
+    "lua", "php", "python", "ruby", "rust", "scala", "swift", "typescript",
 )  # fmt: skip
 DATAFLOW_MODES = ("package", "zero", "renormalize")
 SET_ORDERS = ("package", "source")
@@ -41,7 +43,13 @@ def codebleu_language(lang: object) -> LanguageSpec:
                 " Score each language separately."
             )
         lang = lang[0]
-    spec = resolve_language(lang)
+    try:
+        spec = resolve_language(lang)
+    except ValueError:  # not a language at all: name CodeBLEU's, not every metric's
+        raise ValueError(
+            f"CodeBLEU does not know lang={lang!r}. Supported languages: "
+            f"{', '.join(CODEBLEU_LANGUAGES)} (or an alias such as js, kt, sh)."
+        ) from None
     if spec.name not in CODEBLEU_LANGUAGES:
         raise ValueError(
             f"CodeBLEU does not support lang={spec.name!r}. Supported languages: "

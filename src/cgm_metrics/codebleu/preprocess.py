@@ -6,15 +6,18 @@ string that starts a logical line, docstrings included), Ruby not at all, every 
 with a regular expression for ``//`` and ``/* */`` comments that keeps string literals. Lines
 left blank are dropped. When removal fails (e.g. ``tokenize`` rejects the code), the text is
 kept as it is. These rules decide which tree is compared, so parity needs them exactly.
+
+The regular expression is one :class:`~.tables.CommentStyle` of a scanner that reads its
+markers as data; the languages the package does not have (Lua, Bash, Haskell, Julia) are
+other rows of ``tables.SCANNED_STYLES``.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
-_C_STYLE = re.compile(
-    r"//.*?$|/\*.*?\*/|'(?:\\.|[^\\'])*'|\"(?:\\.|[^\\\"])*\"", re.DOTALL | re.MULTILINE
-)
+from .tables import SCANNED_STYLES, CommentStyle
 
 
 def _non_blank_lines(text: str) -> str:
@@ -153,23 +156,156 @@ def _strip_python_fast(source: str) -> str | None:
     return _non_blank_lines("".join(pieces))
 
 
-def _keep_strings(match: re.Match) -> str:
-    text = match.group(0)
-    return " " if text.startswith("/") else text
+_WORD_BREAKS = frozenset(" \t\n\r\f\v;|&()<>")  # Bash: a word starts after one of these
+_LONG_OPEN = re.compile(r"\[(=*)\[")
 
 
-def _strip_c_style(source: str) -> str:
-    return _non_blank_lines(_C_STYLE.sub(_keep_strings, source))
+@cache
+def _openers(style: CommentStyle) -> re.Pattern:
+    """The characters where a comment, string or escape of ``style`` can start."""
+    firsts = {opener[0] for opener, _ in style.block} | {opener[0] for opener in style.line}
+    firsts |= {quote.delimiter[0] for quote in style.quotes}
+    if style.long_brackets:
+        firsts.add("[")
+    if style.escapes_outside:
+        firsts.add("\\")
+    return re.compile("[" + "".join(re.escape(c) for c in sorted(firsts)) + "]")
+
+
+def _long_end(source: str, position: int) -> int:
+    """End of the Lua long bracket ``[==[ ... ]==]`` opening at ``position``; -1 if none
+    opens there or it is not closed."""
+    found = _LONG_OPEN.match(source, position)
+    if found is None:
+        return -1
+    close = "]" + found.group(1) + "]"
+    end = source.find(close, found.end())
+    return -1 if end < 0 else end + len(close)
+
+
+def _block_end(source: str, position: int, opener: str, closer: str, nested: bool) -> int:
+    """End of the block comment opening at ``position``; -1 if it is not closed."""
+    if not nested:
+        end = source.find(closer, position + len(opener))
+        return -1 if end < 0 else end + len(closer)
+    depth, at, length = 1, position + len(opener), len(source)
+    while at < length:
+        if source.startswith(closer, at):
+            depth -= 1
+            at += len(closer)
+            if depth == 0:
+                return at
+        elif source.startswith(opener, at):
+            depth += 1
+            at += len(opener)
+        else:
+            at += 1
+    return -1
+
+
+def _is_line_comment(source: str, position: int, opener: str, style: CommentStyle) -> bool:
+    if style.line_at_word_start and position > 0 and source[position - 1] not in _WORD_BREAKS:
+        return False
+    if style.line_symbols:
+        if position > 0 and source[position - 1] in style.line_symbols:
+            return False
+        after, repeated = position + len(opener), opener[-1]
+        while after < len(source) and source[after] == repeated:
+            after += 1
+        if after < len(source) and source[after] in style.line_symbols:
+            return False
+    return True
+
+
+def _quote_end(source: str, position: int, quote) -> int:
+    """End of the literal opening at ``position``; -1 if it is not closed."""
+    delimiter, length = quote.delimiter, len(source)
+    if quote.not_after and position > 0:
+        before = source[position - 1]
+        if before in quote.not_after or ord(before) > 127:
+            return -1
+    at = position + len(delimiter)
+    while at < length:
+        character = source[at]
+        if character == "\\" and quote.escape:
+            if at + 1 >= length:
+                return -1
+            at += 2
+        elif source.startswith(delimiter, at):
+            return at + len(delimiter)
+        elif character == "\n" and not quote.multiline:
+            return -1
+        else:
+            at += 1
+    return -1
+
+
+def _comment_or_literal(source: str, position: int, style: CommentStyle) -> tuple[bool, int]:
+    """What starts at ``position``: (True, end) a comment, (False, end) a string or escape
+    kept as it is, (False, -1) nothing."""
+    if style.long_brackets:
+        for opener in style.line:
+            if source.startswith(opener, position):
+                end = _long_end(source, position + len(opener))
+                if end >= 0:
+                    return True, end
+    for opener, closer in style.block:
+        if source.startswith(opener, position):
+            end = _block_end(source, position, opener, closer, style.nested)
+            if end >= 0:
+                return True, end
+    for opener in style.line:
+        if source.startswith(opener, position) and _is_line_comment(source, position, opener,
+                                                                     style):
+            end = source.find("\n", position)
+            return True, len(source) if end < 0 else end
+    if style.long_brackets and source[position] == "[":
+        end = _long_end(source, position)
+        if end >= 0:
+            return False, end
+    for quote in style.quotes:
+        if source.startswith(quote.delimiter, position):
+            end = _quote_end(source, position, quote)
+            if end >= 0:
+                return False, end
+    if style.escapes_outside and source[position] == "\\" and position + 1 < len(source):
+        return False, position + 2
+    return False, -1
+
+
+def _strip_scanned(source: str, style: CommentStyle) -> str:
+    """Each comment of ``style`` replaced by a space, strings kept, blank lines dropped (for
+    the package's C-family style: its ``re.sub`` of the regular expression above)."""
+    search = _openers(style).search
+    pieces: list[str] = []
+    kept_from = position = 0
+    while True:
+        found = search(source, position)
+        if found is None:
+            break
+        start = found.start()
+        comment, end = _comment_or_literal(source, start, style)
+        if end < 0:
+            position = start + 1
+            continue
+        if comment:
+            pieces.append(source[kept_from:start])
+            pieces.append(" ")
+            kept_from = end
+        position = end
+    pieces.append(source[kept_from:])
+    return _non_blank_lines("".join(pieces))
 
 
 def remove_comments(source: str, style: str) -> str:
-    """Comments removed as the package does; ``style`` is "python", "none" or "c"."""
+    """Comments removed as the package does; ``style`` is "python", "none" or a style of
+    ``tables.SCANNED_STYLES`` ("c" for the package's C family)."""
     try:
         if style == "python":
             fast = _strip_python_fast(source)
             return _strip_python(source) if fast is None else fast
         if style == "none":
             return source
-        return _strip_c_style(source)
+        return _strip_scanned(source, SCANNED_STYLES[style])
     except Exception:  # the package swallows every failure and keeps the text
         return source

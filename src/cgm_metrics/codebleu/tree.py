@@ -136,8 +136,12 @@ def subtree_keys(tree: FlatTree, interned: dict) -> list[int]:
     return keys
 
 
-def code_tokens(tree: FlatTree) -> tuple[list[int], dict[tuple[int, int], tuple[int, str]]]:
-    """The package's token list: leaves (strings whole, ``comment`` nodes skipped).
+def code_tokens(
+    tree: FlatTree, atomic: frozenset[str] = ATOMIC_TYPES,
+    comments: frozenset[str] = frozenset({"comment"}),
+) -> tuple[list[int], dict[tuple[int, int], tuple[int, str]]]:
+    """The package's token list: leaves (nodes of ``atomic`` types whole, ``comments``
+    skipped; the package's own sets by default).
 
     Returns the token nodes and the package's ``index_to_code`` map from a node's byte range
     to (token position, token text). Text is sliced from each line with tree-sitter's *byte*
@@ -150,7 +154,7 @@ def code_tokens(tree: FlatTree) -> tuple[list[int], dict[tuple[int, int], tuple[
     while stack:
         node = stack.pop()
         kind = types[node]
-        if (not children[node] or kind in ATOMIC_TYPES) and kind != "comment":
+        if (not children[node] or kind in atomic) and kind not in comments:
             tokens.append(node)
         else:
             stack.extend(reversed(children[node]))

@@ -34,7 +34,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "(default: %(default)s)")
     parser.add_argument("--metrics", nargs="+", metavar="NAME", default=None,
                         help="metrics to compare: keys of the rows' 'scores', or registered "
-                        "metrics computed from prediction/references (default: all 'scores')")
+                        "metrics computed from prediction/references (registry:NAME computes "
+                        "NAME even where the rows' 'scores' have one; default: all 'scores')")
     parser.add_argument("--n-resamples", type=_arguments.positive_int, default=None, metavar="R",
                         dest="n_resamples",
                         help="bootstrap resamples (default: 500 for evtikhiev2023, else 1000; "

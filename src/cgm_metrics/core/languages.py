@@ -202,6 +202,67 @@ _LANGUAGES: tuple[LanguageSpec, ...] = (
         string_types=frozenset({"string_literal", "raw_string_literal", "char_literal"}),
         identifier_types=frozenset({"identifier", "field_identifier", "type_identifier"}),
     ),
+    LanguageSpec(
+        "kotlin",
+        "tree_sitter_kotlin",
+        "language",
+        comment_types=frozenset({"line_comment", "block_comment"}),
+        string_types=frozenset({"string_literal", "multiline_string_literal", "character_literal"}),
+        identifier_types=frozenset({"identifier"}),
+    ),
+    LanguageSpec(
+        "swift",
+        "tree_sitter_swift",
+        "language",
+        comment_types=frozenset({"comment", "multiline_comment"}),
+        string_types=frozenset(
+            {"line_string_literal", "multi_line_string_literal", "raw_string_literal",
+             "regex_literal"}
+        ),
+        identifier_types=frozenset({"simple_identifier", "type_identifier"}),
+    ),
+    LanguageSpec(
+        "scala",
+        "tree_sitter_scala",
+        "language",
+        comment_types=frozenset({"comment", "block_comment"}),
+        string_types=frozenset({"string", "interpolated_string_expression", "character_literal"}),
+        identifier_types=frozenset({"identifier", "type_identifier"}),
+    ),
+    LanguageSpec(
+        "lua",
+        "tree_sitter_lua",
+        "language",
+        comment_types=frozenset({"comment"}),
+        string_types=frozenset({"string"}),
+        identifier_types=frozenset({"identifier"}),
+    ),
+    LanguageSpec(
+        "bash",
+        "tree_sitter_bash",
+        "language",
+        comment_types=frozenset({"comment"}),
+        string_types=frozenset({"string", "raw_string", "ansi_c_string", "translated_string"}),
+        identifier_types=frozenset({"variable_name"}),
+    ),
+    LanguageSpec(
+        "haskell",
+        "tree_sitter_haskell",
+        "language",
+        comment_types=frozenset({"comment", "haddock"}),
+        string_types=frozenset({"string", "char"}),
+        identifier_types=frozenset({"variable"}),
+    ),
+    LanguageSpec(
+        "julia",
+        "tree_sitter_julia",
+        "language",
+        comment_types=frozenset({"line_comment", "block_comment"}),
+        string_types=frozenset(
+            {"string_literal", "character_literal", "command_literal", "prefixed_string_literal"}
+        ),
+        identifier_types=frozenset({"identifier"}),
+    ),
 )
 
 LANGUAGES: dict[str, LanguageSpec] = {spec.name: spec for spec in _LANGUAGES}
@@ -220,6 +281,12 @@ ALIASES: dict[str, str] = {
     "golang": "go",
     "rb": "ruby",
     "rs": "rust",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "sh": "bash",
+    "shell": "bash",
+    "hs": "haskell",
+    "jl": "julia",
 }
 
 

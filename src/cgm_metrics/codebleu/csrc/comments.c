@@ -1,7 +1,7 @@
 /* Comment removal as the package does it before the syntax and dataflow components
- * (preprocess.py): Python by its tokenize rules, the C family by one regular expression.
- * Both work on UTF-8 bytes: every character they look for is ASCII, and no byte of a
- * multi-byte character is. */
+ * (preprocess.py): Python by its tokenize rules, every other language by a scanner of its
+ * comment style (the C family's is the package's regular expression). Both work on UTF-8
+ * bytes: every character they look for is ASCII, and no byte of a multi-byte character is. */
 #include <string.h>
 
 #include "engine.h"
@@ -227,68 +227,173 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
   return keep_non_blank_lines(out, written);
 }
 
-/* ---------------------------------------------------------------- C family */
+/* ---------------------------------------------------------------- comment styles */
 
-/* preprocess._strip_c_style: re.sub of //.*?$ | /\*.*?\*\/ | '(\\.|[^\\'])*' |
- * "(\\.|[^\\"])*" (DOTALL, MULTILINE), comments replaced by a space, strings kept; then the
- * non-blank lines. */
-static int64_t strip_c_style(const uint8_t *s, int64_t n, uint8_t *out) {
+static bool starts_with(const uint8_t *s, int64_t n, int64_t at, const char *marker) {
+  size_t length = strlen(marker);
+  return at + (int64_t)length <= n && memcmp(s + at, marker, length) == 0;
+}
+
+static bool in_set(uint8_t c, const char *set) { return c != 0 && strchr(set, c) != NULL; }
+
+/* End of the Lua long bracket [==[ ... ]==] opening at `at`; -1 if none opens there or it
+ * is not closed (preprocess._long_end). */
+static int64_t long_end(const uint8_t *s, int64_t n, int64_t at) {
+  if (at >= n || s[at] != '[') return -1;
+  int64_t level = 0, k = at + 1;
+  while (k < n && s[k] == '=') {
+    level++;
+    k++;
+  }
+  if (k >= n || s[k] != '[') return -1;
+  for (int64_t j = k + 1; j + level + 1 < n; j++) {
+    if (s[j] != ']' || s[j + level + 1] != ']') continue;
+    bool equals = true;
+    for (int64_t e = 1; e <= level && equals; e++) equals = s[j + e] == '=';
+    if (equals) return j + level + 2;
+  }
+  return -1;
+}
+
+/* End of the block comment opening at `at`; -1 if it is not closed (_block_end). */
+static int64_t block_end(const uint8_t *s, int64_t n, int64_t at, const char *open,
+                         const char *close, bool nested) {
+  int64_t open_length = (int64_t)strlen(open), close_length = (int64_t)strlen(close);
+  int64_t k = at + open_length;
+  if (!nested) {
+    for (; k < n; k++)
+      if (starts_with(s, n, k, close)) return k + close_length;
+    return -1;
+  }
+  int64_t depth = 1;
+  while (k < n) {
+    if (starts_with(s, n, k, close)) {
+      k += close_length;
+      if (--depth == 0) return k;
+    } else if (starts_with(s, n, k, open)) {
+      depth++;
+      k += open_length;
+    } else {
+      k++;
+    }
+  }
+  return -1;
+}
+
+static bool is_line_comment(const uint8_t *s, int64_t n, int64_t at, const char *opener,
+                            const CommentStyle *style) {
+  if (style->line_at_word_start && at > 0 && !in_set(s[at - 1], " \t\n\r\f\v;|&()<>"))
+    return false;
+  if (style->line_symbols[0]) {
+    if (at > 0 && in_set(s[at - 1], style->line_symbols)) return false;
+    size_t length = strlen(opener);
+    int64_t after = at + (int64_t)length;
+    while (after < n && s[after] == (uint8_t)opener[length - 1]) after++;
+    if (after < n && in_set(s[after], style->line_symbols)) return false;
+  }
+  return true;
+}
+
+/* End of quote q's literal opening at `at`; -1 if it is not closed (_quote_end). */
+static int64_t quote_end(const uint8_t *s, int64_t n, int64_t at, const CommentStyle *style,
+                         int q) {
+  const char *delimiter = style->quote[q], *not_after = style->quote_not_after[q];
+  if (not_after[0] && at > 0 && (in_set(s[at - 1], not_after) || s[at - 1] > 127)) return -1;
+  for (int64_t k = at + (int64_t)strlen(delimiter); k < n;) {
+    if (s[k] == '\\' && style->quote_escape[q]) {
+      if (k + 1 >= n) return -1;
+      k += 2;
+    } else if (starts_with(s, n, k, delimiter)) {
+      return k + (int64_t)strlen(delimiter);
+    } else if (s[k] == '\n' && !style->quote_multiline[q]) {
+      return -1;
+    } else {
+      k++;
+    }
+  }
+  return -1;
+}
+
+/* What starts at `at` (_comment_or_literal): the end of a comment (*comment set) or of a
+ * string or escape kept as it is; -1 for nothing. */
+static int64_t comment_or_literal(const uint8_t *s, int64_t n, int64_t at,
+                                  const CommentStyle *style, bool *comment) {
+  *comment = true;
+  if (style->long_brackets) {
+    for (int i = 0; i < style->n_line; i++) {
+      if (!starts_with(s, n, at, style->line[i])) continue;
+      int64_t end = long_end(s, n, at + (int64_t)strlen(style->line[i]));
+      if (end >= 0) return end;
+    }
+  }
+  for (int i = 0; i < style->n_block; i++) {
+    if (!starts_with(s, n, at, style->block_open[i])) continue;
+    int64_t end = block_end(s, n, at, style->block_open[i], style->block_close[i],
+                            style->nested);
+    if (end >= 0) return end;
+  }
+  for (int i = 0; i < style->n_line; i++) {
+    if (!starts_with(s, n, at, style->line[i]) || !is_line_comment(s, n, at, style->line[i], style))
+      continue;
+    int64_t end = at;
+    while (end < n && s[end] != '\n') end++;
+    return end;
+  }
+  *comment = false;
+  if (style->long_brackets && s[at] == '[') {
+    int64_t end = long_end(s, n, at);
+    if (end >= 0) return end;
+  }
+  for (int q = 0; q < style->n_quotes; q++) {
+    if (!starts_with(s, n, at, style->quote[q])) continue;
+    int64_t end = quote_end(s, n, at, style, q);
+    if (end >= 0) return end;
+  }
+  if (style->escapes_outside && s[at] == '\\' && at + 1 < n) return at + 2;
+  return -1;
+}
+
+/* preprocess._strip_scanned: each comment replaced by a space, strings and escapes kept,
+ * then the non-blank lines. For the C-family style this is the package's re.sub of
+ * //.*?$ | /\*.*?\*\/ | '(\\.|[^\\'])*' | "(\\.|[^\\"])*" (DOTALL, MULTILINE). */
+static int64_t strip_scanned(const uint8_t *s, int64_t n, uint8_t *out,
+                             const CommentStyle *style) {
+  bool first[256] = {false};
+  for (int i = 0; i < style->n_block; i++) first[(uint8_t)style->block_open[i][0]] = true;
+  for (int i = 0; i < style->n_line; i++) first[(uint8_t)style->line[i][0]] = true;
+  for (int q = 0; q < style->n_quotes; q++) first[(uint8_t)style->quote[q][0]] = true;
+  if (style->long_brackets) first['['] = true;
+  if (style->escapes_outside) first['\\'] = true;
   int64_t written = 0, pos = 0;
   while (pos < n) {
-    uint8_t c = s[pos];
-    if (c == '/' && pos + 1 < n && s[pos + 1] == '/') {
-      int64_t end = pos + 2;
-      while (end < n && s[end] != '\n') end++;
-      out[written++] = ' ';
-      pos = end;
-      continue;
-    }
-    if (c == '/' && pos + 1 < n && s[pos + 1] == '*') {
-      int64_t end = -1;
-      for (int64_t k = pos + 2; k + 1 < n; k++) {
-        if (s[k] == '*' && s[k + 1] == '/') {
-          end = k + 2;
-          break;
-        }
-      }
+    if (first[s[pos]]) {
+      bool comment;
+      int64_t end = comment_or_literal(s, n, pos, style, &comment);
       if (end >= 0) {
-        out[written++] = ' ';
-        pos = end;
-        continue;
-      }
-    } else if (c == '\'' || c == '"') {
-      int64_t end = -1;
-      for (int64_t k = pos + 1; k < n;) {
-        if (s[k] == '\\') {
-          if (k + 1 >= n) break;
-          k += 2;
-        } else if (s[k] == c) {
-          end = k + 1;
-          break;
+        if (comment) {
+          out[written++] = ' ';
         } else {
-          k++;
+          memcpy(out + written, s + pos, (size_t)(end - pos));
+          written += end - pos;
         }
-      }
-      if (end >= 0) {
-        memcpy(out + written, s + pos, (size_t)(end - pos));
-        written += end - pos;
         pos = end;
         continue;
       }
     }
-    out[written++] = c;
-    pos++;
+    out[written++] = s[pos++];
   }
   return keep_non_blank_lines(out, written);
 }
 
 /* ---------------------------------------------------------------- exported */
 
-/* Comments removed from each text[start[k]:start[k+1]] in `style` (1 Python, 2 C family):
- * the result is written at out[start[k]:] and its length to length[k], or UNSURE / KEEP
- * (Python). `out` has as many bytes as `text`. */
-CGM_API int cgm_strip_comments(int style, const uint8_t *text, const int64_t *start,
-                               int64_t n_texts, uint8_t *out, int64_t *length) {
+/* Comments removed from each text[start[k]:start[k+1]] in `style` (1 Python, 2 the comment
+ * style `scanned`): the result is written at out[start[k]:] and its length to length[k], or
+ * UNSURE / KEEP (Python). `out` has as many bytes as `text` (a comment is never shorter than
+ * the space that replaces it). */
+CGM_API int cgm_strip_comments(int style, const CommentStyle *scanned, const uint8_t *text,
+                               const int64_t *start, int64_t n_texts, uint8_t *out,
+                               int64_t *length) {
   Workspace w;
   I64Vec removed = {0}, indents = {0};
   if (setjmp(w.failure)) {
@@ -303,8 +408,8 @@ CGM_API int cgm_strip_comments(int style, const uint8_t *text, const int64_t *st
       VEC_RESIZE(&w, &removed, 2 * n + 2);
       VEC_RESIZE(&w, &indents, n + 2);
       length[k] = strip_python(s, n, out + start[k], removed.data, indents.data);
-    } else if (style == 2) {
-      length[k] = strip_c_style(s, n, out + start[k]);
+    } else if (style == 2 && scanned != NULL) {
+      length[k] = strip_scanned(s, n, out + start[k], scanned);
     } else {
       return CGM_BAD_INPUT;
     }

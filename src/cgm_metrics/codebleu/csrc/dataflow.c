@@ -98,7 +98,11 @@ static void add_entry(Walker *x, int32_t name, int32_t position, int32_t relatio
 static bool token_like(const Walker *x, int64_t node) {
   int32_t name = x->t->name.data[node];
   return (!x->k->has_children.data[node] || (x->lang->flags[name] & NAME_ATOMIC)) &&
-         name != x->lang->rules[NAME_COMMENT];
+         !(x->lang->flags[name] & NAME_COMMENT_TYPE);
+}
+
+static bool opaque(const Walker *x, int64_t node) {
+  return (x->lang->flags[x->t->name.data[node]] & NAME_OPAQUE) != 0;
 }
 
 static int64_t subtree_end(const Walker *x, int64_t node) { return x->k->subtree_end.data[node]; }
@@ -135,6 +139,34 @@ static int64_t children_run(Walker *x, int64_t node, int64_t skip_name, int64_t 
   return run;
 }
 
+/* dataflow.py's _split: the children just before and after the first separator child of
+ * `node`; false if it has none, or none on either side. */
+static bool split(Walker *x, int64_t node, int64_t *first, int64_t *second) {
+  int64_t previous = -1, end = subtree_end(x, node);
+  for (int64_t c = node + 1; c < end; c = subtree_end(x, c)) {
+    if (x->lang->flags[x->t->name.data[c]] & NAME_SEPARATOR) {
+      int64_t next = subtree_end(x, c);
+      if (previous < 0 || next >= end) return false;
+      *first = previous;
+      *second = next;
+      return true;
+    }
+    previous = c;
+  }
+  return false;
+}
+
+/* dataflow.py's _sides: the children of two fields; without the first, where the language
+ * has separators, the children around the first separator. False: walk the node as any
+ * other (it has neither). */
+static bool sides_of(Walker *x, int64_t node, int64_t first_field, int64_t second_field,
+                     int64_t *first, int64_t *second) {
+  *first = field_child(x, node, first_field);
+  if (*first < 0 && x->lang->rules[RULE_HAS_SEPARATORS]) return split(x, node, first, second);
+  *second = field_child(x, node, second_field);
+  return true;
+}
+
 static int64_t one(Walker *x, int64_t value) {
   int64_t run = pool_alloc(x, 1);
   x->s->pool.data[run] = value;
@@ -152,7 +184,9 @@ static int64_t variables(Walker *x, int64_t node, int64_t *count) {
   const int32_t *position = x->k->position.data, *text = x->k->text.data;
   const int32_t *name = x->t->name.data;
   for (int64_t j = node; j < subtree_end(x, node);) {
-    if (token_like(x, j)) {
+    if (opaque(x, j)) {
+      j = subtree_end(x, j);
+    } else if (token_like(x, j)) {
       if (position[j] == -2) {
         x->s->bad = 1;
         return 0;
@@ -165,7 +199,9 @@ static int64_t variables(Walker *x, int64_t node, int64_t *count) {
   }
   int64_t run = pool_alloc(x, *count), k = 0;
   for (int64_t j = node; j < subtree_end(x, node);) {
-    if (token_like(x, j)) {
+    if (opaque(x, j)) {
+      j = subtree_end(x, j);
+    } else if (token_like(x, j)) {
       if (text[j] != name[j]) x->s->pool.data[run + k++] = j;
       j = subtree_end(x, j);
     } else {
@@ -272,6 +308,7 @@ static void merge_loop(Walker *x, int64_t mark) {
 /* ---------------------------------------------------------------- the walk */
 
 static void walk(Walker *x, int64_t node);
+static void walk_default(Walker *x, int64_t node);
 
 /* Each variable of `names` comes from / is computed from each variable of `values`. */
 static void pairwise(Walker *x, int64_t names, int64_t n_names, int64_t values,
@@ -322,8 +359,11 @@ static void walk_definition(Walker *x, int64_t node) {
   const int64_t *rules = x->lang->rules;
   int64_t target, value;
   if (rules[RULE_DEFINITION_STYLE] == 0) {
-    target = field_child(x, node, rules[RULE_DEFINITION_NAME_FIELD]);
-    value = field_child(x, node, rules[RULE_DEFINITION_VALUE_FIELD]);
+    if (!sides_of(x, node, rules[RULE_DEFINITION_NAME_FIELD], rules[RULE_DEFINITION_VALUE_FIELD],
+                  &target, &value)) {
+      walk_default(x, node);
+      return;
+    }
   } else {
     int64_t count, kids = children_run(x, node, -7, &count);
     const int64_t *pool = x->s->pool.data;
@@ -411,9 +451,12 @@ static void bind(Walker *x, int64_t lefts, int64_t n_lefts, int64_t rights, int6
 static void walk_assignment(Walker *x, int64_t node) {
   const int64_t *rules = x->lang->rules;
   int32_t name = x->t->name.data[node];
+  int64_t left, right;
+  if (!sides_of(x, node, rules[FIELD_LEFT], rules[FIELD_RIGHT], &left, &right)) {
+    walk_default(x, node);
+    return;
+  }
   if (!rules[RULE_TUPLE_ASSIGNMENT]) {
-    int64_t left = field_child(x, node, rules[FIELD_LEFT]);
-    int64_t right = field_child(x, node, rules[FIELD_RIGHT]);
     walk(x, right);
     if (x->s->bad) return;
     int64_t n_names, names = variables(x, left, &n_names);
@@ -424,17 +467,15 @@ static void walk_assignment(Walker *x, int64_t node) {
   }
   int64_t lefts, n_lefts, rights, n_rights;
   if (name == rules[NAME_FOR_IN_CLAUSE]) {
-    int64_t right = last_child(x, node);
-    if (right < 0) {
+    int64_t last = last_child(x, node);
+    if (last < 0) {
       x->s->bad = 1;
       return;
     }
-    lefts = one(x, field_child(x, node, rules[FIELD_LEFT]));
-    rights = one(x, right);
+    lefts = one(x, left);
+    rights = one(x, last);
     n_lefts = n_rights = 1;
   } else {
-    int64_t left = field_child(x, node, rules[FIELD_LEFT]);
-    int64_t right = field_child(x, node, rules[FIELD_RIGHT]);
     if (right < 0 && !rules[RULE_RUBY_FOR]) return;
     sides(x, left, right, &lefts, &n_lefts, &rights, &n_rights);
     if (x->s->bad) return;
@@ -622,11 +663,21 @@ static void walk_foreach(Walker *x, int64_t node) {
         break;
       }
     }
-  } else {
-    target = field_child(x, node, rules[RULE_FOREACH_NAME_FIELD]);
-    value = field_child(x, node, rules[RULE_FOREACH_VALUE_FIELD]);
+  } else if (!sides_of(x, node, rules[RULE_FOREACH_NAME_FIELD], rules[RULE_FOREACH_VALUE_FIELD],
+                       &target, &value)) {
+    walk_default(x, node);
+    return;
   }
-  int64_t body = field_child(x, node, rules[FIELD_BODY]);
+  /* the body: a field's child, or the children after the value */
+  int64_t body = -1, rest = -1, rest_end = -1;
+  if (rules[RULE_FOREACH_REST]) {
+    if (value >= 0) {
+      rest = subtree_end(x, value);
+      rest_end = subtree_end(x, node);
+    }
+  } else {
+    body = field_child(x, node, rules[RULE_FOREACH_BODY_FIELD]);
+  }
   int64_t mark = x->s->entries.size;
   for (int iteration = 0; iteration < 2 && !x->s->bad; iteration++) {
     walk(x, value);
@@ -635,7 +686,12 @@ static void walk_foreach(Walker *x, int64_t node) {
     int64_t n_values, values = variables(x, value, &n_values);
     if (x->s->bad) return;
     pairwise(x, names, n_names, values, n_values, COMPUTED);
-    walk(x, body);
+    if (rules[RULE_FOREACH_REST]) {
+      for (int64_t c = rest; c >= 0 && c < rest_end && !x->s->bad; c = subtree_end(x, c))
+        walk(x, c);
+    } else {
+      walk(x, body);
+    }
   }
   if (!x->s->bad) merge_loop(x, mark);
 }
@@ -654,6 +710,7 @@ static void walk(Walker *x, int64_t node) {
     x->s->bad = 1;
     return;
   }
+  if (opaque(x, node)) return;
   if (token_like(x, node)) {
     leaf(x, node);
     return;

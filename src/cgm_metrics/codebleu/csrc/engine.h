@@ -7,7 +7,7 @@
  *
  * One file per stage of the metric:
  *   workspace.c  growable arrays, the intern table, the one place that allocates
- *   comments.c   comment removal (Python's tokenize rules, the C-style regular expression)
+ *   comments.c   comment removal (Python's tokenize rules; a scanner of comment styles as data)
  *   ngrams.c     the two n-gram components
  *   treewalk.c   flat trees: from tree-sitter's trees (compiled walk) or from a Python walk
  *   tokens.c     the package's token list and token texts
@@ -32,7 +32,7 @@
 #endif
 
 /* Bumped whenever an exported signature changes; engine.py checks it. */
-#define CGM_ENGINE_ABI 1
+#define CGM_ENGINE_ABI 2
 
 /* Status codes of the exported functions (negative: failure). */
 #define CGM_OK 0
@@ -143,6 +143,24 @@ static inline bool is_python_space(uint32_t c) {
          c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
+/* ---------------------------------------------------------------- comment styles */
+
+/* A comment style as data (tables.CommentStyle; engine.py fills it): the markers are
+ * NUL-terminated ASCII strings, at most CGM_MAX_MARKS of each kind. */
+#define CGM_MAX_MARKS 4
+typedef struct {
+  const char *block_open[CGM_MAX_MARKS];
+  const char *block_close[CGM_MAX_MARKS];
+  const char *line[CGM_MAX_MARKS];
+  const char *quote[CGM_MAX_MARKS];
+  const char *quote_not_after[CGM_MAX_MARKS]; /* "" for none */
+  int32_t quote_escape[CGM_MAX_MARKS];
+  int32_t quote_multiline[CGM_MAX_MARKS];
+  const char *line_symbols; /* "" for none */
+  int32_t n_block, n_line, n_quotes;
+  int32_t nested, line_at_word_start, long_brackets, escapes_outside;
+} CommentStyle;
+
 /* ---------------------------------------------------------------- language tables */
 
 /* The dataflow rules of a language as integers (see tables.py; engine.py builds them and
@@ -160,8 +178,11 @@ enum {
   RULE_C_FOR_UPDATE_OF,        /* Go: the clause whose update field is walked again */
   RULE_FOREACH_NAME_FIELD,
   RULE_FOREACH_VALUE_FIELD,
+  RULE_FOREACH_BODY_FIELD,     /* -2 with RULE_FOREACH_REST */
+  RULE_FOREACH_REST,           /* 1: the body is the children after the value */
   RULE_FOREACH_PHP,
   RULE_HAS_FIRST,
+  RULE_HAS_SEPARATORS,         /* 1: sides without fields are found around a separator */
   NAME_COMMA,
   NAME_BLOCK,
   NAME_FOR_IN_CLAUSE,
@@ -169,9 +190,8 @@ enum {
   NAME_ELIF_CLAUSE,
   NAME_ELSE_CLAUSE,
   NAME_VARIABLE_NAME,
-  NAME_IDENTIFIER,
-  NAME_COMMENT,
-  FIELD_LEFT,
+  NAME_IDENTIFIER,             /* the leaf type of a name (tables.DataflowRules.identifier) */
+  FIELD_LEFT,                  /* an assignment's sides (DataflowRules.left, .right) */
   FIELD_RIGHT,
   FIELD_BODY,
   FIELD_PATTERN,
@@ -182,17 +202,19 @@ enum {
 #define RULE_NAMES                                                                          \
   "definition_style,definition_name_field,definition_value_field,tuple_assignment,"        \
   "branch_style,branch_keeps_input,ruby_for,c_for_restart,c_for_update_of,"                \
-  "foreach_name_field,foreach_value_field,foreach_php,has_first,comma,block,for_in_clause," \
-  "operator_assignment,elif_clause,else_clause,variable_name,identifier,comment,left,"     \
-  "right,body,pattern,value,update"
+  "foreach_name_field,foreach_value_field,foreach_body_field,foreach_rest,foreach_php,"    \
+  "has_first,has_separators,comma,block,for_in_clause,operator_assignment,elif_clause,"    \
+  "else_clause,variable_name,identifier,left,right,body,pattern,value,update"
 
 /* What the dataflow walker does with a node type (dataflow.py's kinds). */
 enum {
   ROLE_DEFAULT, ROLE_DEFINITION, ROLE_ASSIGNMENT, ROLE_INCREMENT, ROLE_BRANCH,
   ROLE_FOR_IN, ROLE_C_FOR, ROLE_FOREACH, ROLE_LOOP
 };
-/* Flags of a node type. */
-enum { NAME_ATOMIC = 1, NAME_FIRST = 2, NAME_BRANCH = 4, NAME_HAS_ELSE = 8 };
+/* Flags of a node type: kept whole as a token, walked first, a branch, "else" in its name,
+ * a separator, opaque (neither walked nor read for variables), a comment. */
+enum { NAME_ATOMIC = 1, NAME_FIRST = 2, NAME_BRANCH = 4, NAME_HAS_ELSE = 8,
+       NAME_SEPARATOR = 16, NAME_OPAQUE = 32, NAME_COMMENT_TYPE = 64 };
 
 #define ERROR_KIND 65535
 

@@ -1,7 +1,7 @@
 /* Tree shape and the package's tokens (tree.py: code_tokens, token_texts).
  *
- * Tokens are the leaves of a tree in order (string literals whole, `comment` nodes left
- * out). The package maps a byte range to (token position, text), so nodes with the same
+ * Tokens are the leaves of a tree in order (the language's atomic types whole, its comment
+ * types left out). The package maps a byte range to (token position, text), so nodes with the same
  * range share the entry of the last such token, and a token-like node inside a string
  * literal finds the entry of a token with its range or none (-2: the package's KeyError).
  * Token text is sliced from each line with tree-sitter's byte columns applied to the
@@ -14,7 +14,7 @@ static bool token_like(const Language *lang, const FlatTrees *t, const TreeToken
                        int64_t node) {
   int32_t name = t->name.data[node];
   return (!k->has_children.data[node] || (lang->flags[name] & NAME_ATOMIC)) &&
-         name != lang->rules[NAME_COMMENT];
+         !(lang->flags[name] & NAME_COMMENT_TYPE);
 }
 
 /* Subtree ends, children flags and depths of every tree. */
