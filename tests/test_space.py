@@ -378,7 +378,10 @@ def test_concurrent_requests_through_the_server_complete(served_space, system_fi
     import sacrebleu
     from gradio_client import Client, handle_file
 
-    client = Client(served_space, verbose=False, download_files=False)
+    # httpx waits 5 s for the queue to answer a join by default; a loaded test machine can
+    # take longer, which is not the Space's answer time (what these tests check)
+    client = Client(served_space, verbose=False, download_files=False,
+                    httpx_kwargs={"timeout": 60})
     snippets = [("python", REFERENCE, CANDIDATES),
                 ("java", "int f(int a) { return a + 1; }",
                  ["int f(int a) { return a + 2; }", "int f(int b) { return b + 1; }"]),
@@ -409,7 +412,10 @@ def test_api_with_gradio_client(served_space, system_files):
     import sacrebleu
     from gradio_client import Client, handle_file
 
-    client = Client(served_space, verbose=False, download_files=False)
+    # httpx waits 5 s for the queue to answer a join by default; a loaded test machine can
+    # take longer, which is not the Space's answer time (what these tests check)
+    client = Client(served_space, verbose=False, download_files=False,
+                    httpx_kwargs={"timeout": 60})
     scores_html, diffs_html, numbers = client.predict(
         "python", REFERENCE, *CANDIDATES, "", "", api_name="/side_by_side")
     expected = sacrebleu.sentence_chrf(CANDIDATES[1], [REFERENCE]).score
