@@ -10,6 +10,8 @@ failures.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from cgm_metrics.execution.sandbox import run_program
@@ -27,6 +29,11 @@ def sandbox_unavailable() -> str | None:
 
 
 SANDBOX_UNAVAILABLE = sandbox_unavailable()
+if SANDBOX_UNAVAILABLE is not None and os.environ.get("CGM_REQUIRE_SANDBOX") == "1":
+    # scripts/test.sh sets it on Linux: there a sandbox that cannot start is a failure of the
+    # harness (an error of every module that needs it), never a skip
+    raise RuntimeError(f"CGM_REQUIRE_SANDBOX=1 but the sandbox cannot run here: "
+                       f"{SANDBOX_UNAVAILABLE}")
 needs_sandbox = pytest.mark.skipif(
     SANDBOX_UNAVAILABLE is not None, reason=f"the sandbox cannot run here: {SANDBOX_UNAVAILABLE}"
 )

@@ -522,6 +522,20 @@ def _run_through_venv(python: Path) -> None:
 
 
 @needs_sandbox
+def test_a_caller_under_umask_077():
+    """A caller whose umask is 077 (a private shell): the folders the sandbox makes for its
+    mounts stay traversable, so the standard library is found (it was not: every program,
+    the canary included, failed with "No module named 'subprocess'")."""
+    old = os.umask(0o077)
+    try:
+        result = run_program("import json, subprocess\nprint(json.dumps([1]))",
+                             allow_code_execution=True)
+    finally:
+        os.umask(old)
+    assert (result.passed, result.stdout) == (True, "[1]\n"), result.stderr
+
+
+@needs_sandbox
 @sandbox_venvs.GROUP
 def test_venv_under_tmp():
     """A venv made under umask 077 in a mkdtemp folder under /tmp, cgm-metrics installed in it
@@ -683,12 +697,14 @@ def test_unprivileged_user_with_a_venv():
         os.chmod(work, 0o755)
         code = work / "code"
         code.mkdir()
+        code.chmod(0o755)  # readable by nobody whatever this run's umask (077 keeps it private)
         # the sandbox is standalone: sandbox.py and its _sandbox_*.py helpers, nothing else
         execution = ROOT / "src" / "cgm_metrics" / "execution"
         files = [execution / "sandbox.py", *sorted(execution.glob("_sandbox_*.py"))]
         assert {f.name for f in files} >= {"_sandbox_child.py", "_sandbox_runner.py"}
         for source in files:
             shutil.copy(source, code / source.name)
+            (code / source.name).chmod(0o644)
         home = work / "home"
         home.mkdir()
         os.chown(home, 65534, 65534)

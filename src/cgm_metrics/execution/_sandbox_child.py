@@ -901,6 +901,11 @@ def send(fd, message):
 
 
 def main():
+    # the folders this process makes (mount points of the needed paths, e.g. /root/.pyenv above
+    # a bound interpreter) must be traversable by the program's uid whatever the caller's umask
+    # (077 made them 0700: the interpreter's standard library unreachable inside); what is
+    # private stays so by its own mode (the run's directory is 0700)
+    os.umask(0o022)
     requests, replies = int(sys.argv[1]), int(sys.argv[2])
     config = receive(requests)
     if config is None:
