@@ -246,7 +246,7 @@ class PassAtK(ExecutionMetric):
         a, b = np.asarray(stats_a), np.asarray(stats_b)
         if len(a) < 2 or not (np.all(a[:, 2] == 1) and np.all(b[:, 2] == 1)):
             return None
-        from ..significance import mcnemar_exact
+        from ..significance.classical import mcnemar_exact
 
         return {"test": "mcnemar_exact", **mcnemar_exact(a[:, 3] > 0, b[:, 3] > 0).to_dict()}
 
