@@ -11,6 +11,7 @@ from ..core.inputs import check_inputs
 from ..execution.code_eval import check_ks
 from ..execution.languages import get_language, run_sources
 from ..execution.passk import pass_at_k
+from ..execution.problems import candidate_program
 from ..execution.sandbox import check_count, check_flag, check_limits, require_opt_in
 from .similarity import EditSimMetric, check_passed, check_unit
 
@@ -96,7 +97,8 @@ def compute_edit_sim(
             if not isinstance(test, str):
                 raise TypeError(f"`tests[{index}]` is {type(test).__name__}, not a string.")
         runs = run_sources(
-            [f"{prediction}\n{test}" for prediction, test in zip(preds, tests, strict=True)],
+            [candidate_program(index, prediction, test)
+             for index, (prediction, test) in enumerate(zip(preds, tests, strict=True))],
             language.name,
             limits=limits,
             num_workers=workers,

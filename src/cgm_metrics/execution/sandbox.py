@@ -1033,37 +1033,3 @@ def run_program(
     limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
     with Sandbox(limits, require_isolation=require_isolation, allow_code_execution=True) as box:
         return box.run(source)
-
-
-def run_tests(
-    predictions: Sequence[str],
-    tests: Sequence[str],
-    timeout: float = DEFAULT_TIMEOUT,
-    num_workers: int = 4,
-    allow_code_execution: bool = False,
-    memory_mb: int | None = None,
-    max_processes: int | None = None,
-    max_file_mb: int | None = None,
-    require_isolation: bool = True,
-) -> list[ExecutionResult]:
-    """Run ``prediction + "\\n" + test`` for every item (code_eval's convention), in parallel."""
-    require_opt_in(allow_code_execution)
-    limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
-    if len(tests) != len(predictions):
-        raise ValueError(
-            f"`predictions` has {len(predictions)} items but `tests` has {len(tests)}; give one "
-            "test program per prediction."
-        )
-    for index, test in enumerate(tests):
-        if not isinstance(test, str):
-            raise TypeError(f"`tests[{index}]` is {type(test).__name__}, not a string.")
-    programs = [
-        f"{prediction}\n{test}" for prediction, test in zip(predictions, tests, strict=True)
-    ]
-    return run_programs(
-        programs,
-        limits=limits,
-        num_workers=num_workers,
-        require_isolation=require_isolation,
-        allow_code_execution=True,
-    )
