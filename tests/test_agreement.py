@@ -218,6 +218,9 @@ def test_every_registry_metric_through_the_command(tmp_path, capsys):
     names = [entry["name"] for entry in describe_metrics() if not entry["runs_code"]]
     assert len(names) >= 12
     out = tmp_path / "out.json"
+    from cgm_metrics import crystal_bleu
+
+    crystal_bleu._WARNED.clear()  # shown once per process: this worker may have shown it
     with pytest.warns(UserWarning, match="trivially_shared"):  # crystal_bleu without a list
         code = main(["agreement", str(_hs("hs.graded.jsonl")), "--n-resamples", "100",
                      "--metrics", "codebleu", *(f"registry:{name}" for name in names),
