@@ -224,7 +224,7 @@ def test_every_registry_metric_through_the_command(tmp_path, capsys):
     with pytest.warns(UserWarning, match="trivially_shared"):  # crystal_bleu without a list
         code = main(["agreement", str(_hs("hs.graded.jsonl")), "--n-resamples", "100",
                      "--metrics", "codebleu", *(f"registry:{name}" for name in names),
-                     "--json", str(out)])
+                     "--lang", "python", "--json", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
     result = json.loads(out.read_text())

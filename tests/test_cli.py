@@ -872,7 +872,7 @@ def test_ctrl_c_exits_130_at_any_moment(tmp_path, delay):
                                           for i in range(60_000)])
     process = subprocess.Popen(
         [sys.executable, "-m", "cgm_metrics", "score", "--references", str(refs),
-         "--predictions", str(preds), "--metrics", "codebleu", "ruby"],
+         "--predictions", str(preds), "--metrics", "codebleu", "ruby", "--lang", "python"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, HF_EVALUATE_OFFLINE="1"))
     time.sleep(delay)
