@@ -471,6 +471,13 @@ def test_an_upload_of_100_systems_by_20_items_is_bounded():
     assert "synthetic models left out" in result.notes[0] and "max_models=200" in result.notes[0]
     assert result.models_summary() == "100 models (100 real systems; 0 synthetic)"
     assert "note: synthetic models left out" in format_table(result)
+
+
+def test_the_table_explains_its_abbreviated_headers(hs_protocol):
+    text = " ".join(format_table(hs_protocol).split())
+    for legend in ("bin:", "pairs:", "sig / n.s.:", "mism.:", "I: Type-I", "II: Type-II",
+                   "opp.:", "rate:"):
+        assert legend in text, legend
     small = run_agreement(graded_from_rows(_scored_rows(5, 20)), correlations=False)
     assert not small.notes and len(small.synthetic) == len(small.models) - 5
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..core.inputs import did_you_mean
 from ..errors import InputError
 from ..evaluation import DEFAULT_METRICS
 
@@ -197,8 +198,8 @@ def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
                 taken = True
             elif metric is not None:
                 keys = ", ".join(k for k in accepted if k != "lang") or "none"
-                raise InputError(f"{given}: {name} has no option {key!r}; its options are: "
-                                 f"{keys}.")
+                raise InputError(f"{given}: {name} has no option {key!r}."
+                                 f"{did_you_mean(key, accepted)} Its options are: {keys}.")
         if not taken:
             raise InputError(f"{given}: none of the metrics computed ({', '.join(chosen)}) "
                              f"takes an option {key!r}.")
