@@ -602,7 +602,7 @@ def test_metric_options_on_the_command_line_give_the_peers_numbers(tmp_path):
 @pytest.mark.parametrize(("options", "message"), [
     (["--codebleu-weights", "0.5,0.5"], "give four numbers"),
     (["--codebleu-weights", "a,b,c,d"], "four numbers joined by commas"),
-    (["--option", "chrf_code.foo=1"], "chrf_code has no option 'foo'; its options are: "
+    (["--option", "chrf_code.foo=1"], "chrf_code has no option 'foo'. Its options are: "
                                       "char_order"),
     (["--option", "nonsense"], "write KEY=VALUE"),
     (["--option", "bleurt.x=1"], "unknown metric 'bleurt'"),
