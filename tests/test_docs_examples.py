@@ -290,3 +290,18 @@ def test_output_comments_are_read_as_literals_or_prose():
     assert expected_literal("{'score': ..., 'per_item': [...]}") is not None
     assert expected_literal('{"score", "per_item"}') is not None  # a set of keys: checked
     assert expected_literal("the keys of the result") is None
+
+
+def test_links_of_the_readme_and_the_cards_resolve():
+    """README.md and the metric cards link into docs/ by relative paths (mkdocs build --strict
+    checks the links inside docs/): each target exists, with its anchor where one is named."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "metrics").glob("*/README.md"))]
+    checked = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(((?![a-z]+:)[^)#\s]+)(?:#[^)\s]*)?\)", text):
+            assert (page.parent / target).exists(), f"{page.relative_to(ROOT)} links to {target}"
+            checked += 1
+    assert checked > 20
+    for card in sorted((ROOT / "metrics").glob("*/README.md")):
+        assert "../../docs/" in card.read_text(encoding="utf-8"), card
