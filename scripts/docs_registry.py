@@ -45,10 +45,11 @@ def block(prefix: str) -> str:
 
     from cgm_metrics.core.languages import LANGUAGES as PARSING
     from cgm_metrics.evaluation import describe_metrics
-    from cgm_metrics.execution.languages import LANGUAGES
+    from cgm_metrics.execution.languages import execution_languages, get_language
     from cgm_metrics.loading import module_paths
 
     parsing = sorted(PARSING)  # the built-in ones: installed plugins are not listed
+    executed = [get_language(name) for name in execution_languages()]
     modules = module_paths()
     rows = []
     families = set()
@@ -84,7 +85,7 @@ def block(prefix: str) -> str:
     for name in others:
         if name not in PAGES:
             raise SystemExit(f"scripts/docs_registry.py: module {name!r} has no page in PAGES")
-    execution = ", ".join(f"{spec.display_name} (`{spec.name}`)" for spec in LANGUAGES.values())
+    execution = ", ".join(f"{spec.display_name} (`{spec.name}`)" for spec in executed)
     lines = [
         "| metric | name | what it measures | scale | languages | evaluate module |",
         "|---|---|---|---|---|---|",
@@ -96,7 +97,7 @@ def block(prefix: str) -> str:
         f"Languages of the similarity metrics (`lang=`, {len(parsing)}): "
         + ", ".join(f"`{name}`" for name in parsing) + ".",
         "",
-        f"Execution languages of `code_eval`, pass@k and COMBINED ({len(LANGUAGES)}): "
+        f"Execution languages of `code_eval`, pass@k and COMBINED ({len(executed)}): "
         + execution + ".",
     ]
     return "\n".join(lines)
