@@ -29,6 +29,10 @@ from pathlib import Path
 
 import pytest
 
+# one worker runs every page (scripts/test.sh distributes with --dist loadgroup): the examples
+# share one child process, started once
+pytestmark = pytest.mark.xdist_group("docs_examples")
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 RUN = ("python", "bash")
