@@ -250,7 +250,8 @@ def page_runs(tmp_path_factory):
             entries.append({"page": block.page, "line": block.line, "lang": block.lang,
                             "code": block.code, "checks": checks})
         payload.append({"page": name, "folder": str(folder), "blocks": entries})
-    env = dict(os.environ, HF_EVALUATE_OFFLINE="1", MPLBACKEND="Agg", PYTHONHASHSEED="0")
+    env = dict(os.environ, HF_EVALUATE_OFFLINE="1", MPLBACKEND="Agg", PYTHONHASHSEED="0",
+               CGM_CACHE_DIR=str(tmp_path_factory.mktemp("cgm-cache")))  # not the user's cache
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     done = subprocess.run([sys.executable, "-c", _child_program()], input=json.dumps(payload),
                           capture_output=True, text=True, env=env, timeout=600)
