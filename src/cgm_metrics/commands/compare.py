@@ -134,12 +134,14 @@ def run_problems(args: argparse.Namespace) -> int:
                  len(scoring.systems))
     _output.report_skipped(scoring.metric_set.skipped)
     print(_problems.describe_run(scoring))
+    _problems.measure_solutions(scoring)
     result = _problems.computed(lambda: compare(scoring, args))
     _problems.print_execution(scoring)
     print_comparison(result, items="tasks")
     _problems.print_exact_tests(result)
     _output.write_results(args, {"command": "compare", **result.to_dict(),
-                                 "execution": scoring.execution_summary()}, result.records())
+                                 "execution": scoring.execution_summary(),
+                                 "environment": scoring.environment()}, result.records())
     return 0
 
 
