@@ -345,15 +345,33 @@ class CompareResult:
     def rows(self) -> dict[str, dict[str, Any]]:
         """``{metric: {"scale", "signature", "higher_is_better", "scores": {system: {"score",
         "low", "high"}}, "pairs": [{"a", "b", "delta" (b - a), "p_value", "p_adjusted",
-        "significant", "ci_delta", "mdd", "verdict", "exact_test"?}]}}``: what every front
-        end displays (``exact_test``: McNemar's exact test for pass@1 with one sample a
-        task, ``{"test", "only_a_passes", "only_b_passes", "both_pass", "neither_passes",
-        "p_value", "p_adjusted"}``)."""
+        "significant", "ci_delta", "mdd", "verdict", "test", "resampled"?,
+        "exact_test"?}]}}``: what every front end displays. ``test`` names the test the
+        pair's p-value, significance and verdict come from: McNemar's exact test
+        (``"mcnemar_exact"``) where it applies (pass@1 with one sample a task: the outcomes
+        are paired binary, and the exact test is the test), else the resampling ``method``;
+        the resampled test's own p-values are then in ``resampled`` (``{"method",
+        "p_value", "p_adjusted", "significant"}``), and ``ci_delta`` is always the
+        resampled interval of the difference. ``exact_test``: ``{"test", "only_a_passes",
+        "only_b_passes", "both_pass", "neither_passes", "p_value", "p_adjusted"}``."""
+        from .significance.paired import verdict
+
         out = {}
+        method = self.settings.get("method")
         for name, comparison in self.comparisons.items():
             rows = comparison.rows()
+            for pair in rows["pairs"]:
+                pair["test"] = method
             for pair, exact in zip(rows["pairs"], self.exact_tests.get(name, ()), strict=False):
                 pair["exact_test"] = exact
+                pair["resampled"] = {"method": method, "p_value": pair["p_value"],
+                                     "p_adjusted": pair["p_adjusted"],
+                                     "significant": pair["significant"]}
+                significant = bool(exact["p_adjusted"] < comparison.alpha)
+                pair.update(test=exact["test"], p_value=exact["p_value"],
+                            p_adjusted=exact["p_adjusted"], significant=significant,
+                            verdict=verdict(pair["delta"], significant, pair["a"], pair["b"],
+                                            comparison.higher_is_better))
             out[name] = {"scale": self.metric_set.metrics[name].scale,
                          "signature": self.metric_set.metrics[name].signature(),
                          "higher_is_better": comparison.higher_is_better, **rows}

@@ -122,7 +122,6 @@ class Solutions:
 
     def to_dict(self) -> dict[str, Any]:
         return {"problems": self.path, "sha256": self.digest, "cache_file": self.cache_file,
-                "from_cache": self.cached,
                 "failing": [{"task_id": r.task_id, "reason": r.reason()} for r in self.failing()],
                 "tasks_with_solution": sum(run is not None for run in self.runs)}
 
