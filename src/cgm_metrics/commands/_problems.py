@@ -246,7 +246,8 @@ def describe_run(scoring: evaluation.ProblemEvaluation) -> str:
             f"system{'s' if len(scoring.systems) != 1 else ''}")
     settings = scoring.settings
     if settings is not None:
-        text += f"; programs run in the sandbox, time limit {settings.rule()}"
+        without = any(p.canonical_solution is None for p in problems.problems)
+        text += f"; programs run in the sandbox, time limit {settings.rule(without)}"
         if settings.retry_timeout is not None:
             scale = settings.retry_timeout / settings.limits.timeout
             text += (f", timed-out programs again with {scale:g} x their limit"
@@ -268,9 +269,12 @@ def measure_solutions(scoring: evaluation.ProblemEvaluation) -> None:
     seconds = [limit.timeout for limit, problem in zip(scoring.task_limits,
                                                        scoring.problems.problems, strict=True)
                if problem.canonical_solution is not None]
-    how = "read from " + str(solutions.cache_file) if solutions.cached else "measured now"
-    print(f"time limits: {min(seconds):g}-{max(seconds):g} s of CPU time per task, from the "
-          f"canonical solutions' times on this machine ({how})")
+    span = (f"{min(seconds):g}" if min(seconds) == max(seconds)
+            else f"{min(seconds):g}-{max(seconds):g}")
+    print(f"time limits: {span} s of CPU time per task, from the canonical solutions' times "
+          "on this machine")
+    how = "were read from" if solutions.cached else "were measured now and kept in"
+    _output.note(f"note: the canonical solutions' times {how} {solutions.cache_file}")
     failing = solutions.failing()
     if failing:
         _output.note(f"warning: the canonical solution of {len(failing)} task(s) fails its own "
@@ -323,12 +327,15 @@ def print_exact_tests(result: evaluation.CompareResult) -> None:
         pairs = [pair for pair in rows["pairs"] if pair.get("exact_test")]
         if not pairs:
             continue
-        print(f"\n{name}: McNemar's exact test (one sample a task; the tasks only one system "
-              f"solves):")
+        short = 'Holm' if correction == 'holm' else correction.upper()
+        print(f"\n{name}: McNemar's exact test, the test of these pairs (one sample a task: "
+              f"paired pass/fail outcomes; it gives their verdicts), on the tasks only one "
+              f"system solves; the {result.settings['method']} test beside it:")
         print(_output.table(
-            ["A vs B", "only A passes", "only B passes", "p",
-             f"p ({'Holm' if correction == 'holm' else correction.upper()})"],
+            ["A vs B", "only A passes", "only B passes", "p", f"p ({short})",
+             f"{result.settings['method']} p ({short})"],
             [[f"{p['a']} vs {p['b']}", p["exact_test"]["only_a_passes"],
               p["exact_test"]["only_b_passes"], format_p(p["exact_test"]["p_value"]),
-              format_p(p["exact_test"]["p_adjusted"])] for p in pairs],
+              format_p(p["exact_test"]["p_adjusted"]),
+              format_p(p["resampled"]["p_adjusted"])] for p in pairs],
         ))

@@ -95,13 +95,15 @@ class ExecutionSettings:
     def relative(self) -> bool:
         return self.min_time_limit is not None
 
-    def rule(self) -> str:
-        """The time-limit rule in words."""
+    def rule(self, without_solution: bool = True) -> str:
+        """The time-limit rule in words (``without_solution``: with the limit of a task
+        without a canonical solution)."""
         if self.relative:
             return (f"max({self.min_time_limit:g} s, {self.time_limit_factor:g} x the task's "
                     f"canonical solution's time), CPU time (wall-clock backstop "
-                    f"{WALL_BACKSTOP_FACTOR:g} x); {self.limits.timeout:g} s "
-                    f"{self.limits.clock}-clock for a task without a solution")
+                    f"{WALL_BACKSTOP_FACTOR:g} x)"
+                    + (f"; {self.limits.timeout:g} s {self.limits.clock}-clock for a task "
+                       "without a solution" if without_solution else ""))
         return f"{self.limits.timeout:g} s {self.limits.clock}-clock per program"
 
     def to_dict(self) -> dict[str, Any]:
