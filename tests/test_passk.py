@@ -877,3 +877,24 @@ def test_majority_of_repeated_runs_a_tie_fails():
     assert majority([verdict("passed"), verdict("timeout")]) == ("timeout", True)
     assert majority([verdict("failed"), verdict("timeout"), verdict("timeout")]) == (
         "timeout", False)
+
+
+@needs_sandbox
+def test_check_runs_canonical_solutions_in_any_execution_language(tmp_path, capsys):
+    """A JavaScript task whose solution is right passes, one whose solution is wrong is named
+    with MultiPL-E's reason; the environment names node's version."""
+    problems = write_jsonl(tmp_path / "js.jsonl", [
+        {"task_id": "js/0", "language": "js", "prompt": "function add(a, b) {\n",
+         "canonical_solution": "  return a + b;\n}\n", "entry_point": "add",
+         "test": "const assert = require('node:assert');\nassert.deepEqual(add(1, 2), 3);\n"},
+        {"task_id": "js/1", "language": "js", "prompt": "function sub(a, b) {\n",
+         "canonical_solution": "  return a + b;\n}\n", "entry_point": "sub",
+         "test": "const assert = require('node:assert');\nassert.deepEqual(sub(3, 2), 1);\n"}])
+    code, out, err = cgm(capsys, "check", "--problems", problems, "--json", tmp_path / "c.json")
+    assert code == 1, err
+    assert re.search(r"js/1\s+failed\s+failed: AssertionError", out)
+    result = json.load(open(tmp_path / "c.json"))
+    assert [f["task_id"] for f in result["failing"]] == ["js/1"]
+    assert re.fullmatch(r"v\d+\.\d+\.\d+", result["environment"]["toolchains"]["javascript"]["node"])
+    code, out, err = cgm(capsys, "check", "--problems", write_jsonl(tmp_path / "none.jsonl", SLOW))
+    assert code == 1 and "no task has a 'canonical_solution'" in err
