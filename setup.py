@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from setuptools import Extension, find_packages, setup
+from setuptools import Extension, find_namespace_packages, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
@@ -93,13 +93,17 @@ except ImportError:
     pass
 
 setup(
-    packages=find_packages("src") + [f"cgm_metrics.modules.{name}" for name in MODULES],
+    # data folders are (namespace) packages of their own, so setuptools ships their files as
+    # package data; the C sources (csrc/) go to the sdist only (MANIFEST.in), never to a wheel
+    packages=[
+        *find_namespace_packages("src", include=["cgm_metrics*"], exclude=["*.csrc"]),
+        *(f"cgm_metrics.modules.{name}" for name in MODULES),
+    ],
     package_dir={"": "src", "cgm_metrics.modules": "metrics"},
     package_data={
-        "cgm_metrics": ["data/*", "data/**/*"],
+        "cgm_metrics.data.demo": ["*.json"],
         **{f"cgm_metrics.modules.{name}": ["*.md", "*.txt"] for name in MODULES},
     },
-    exclude_package_data={"": ["*.c", "*.h"]},
     ext_modules=[Extension("cgm_metrics._native", sources=SOURCES)],
     cmdclass=commands,
 )
