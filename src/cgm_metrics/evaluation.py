@@ -918,6 +918,14 @@ def majority(verdicts: Sequence[Any]) -> tuple[str, bool]:
                                                   -STATUSES.index(status))), flaky
 
 
+def environment() -> dict[str, Any]:
+    """Where a result without programs came from (library, Python, platform, CPUs; no
+    toolchain and no limits): :func:`~cgm_metrics.execution.environment.describe`."""
+    from .execution.environment import describe
+
+    return describe([], None)
+
+
 def check_problems(problems: Any, *, memory_mb: int | None = None, jobs: int = 1,
                    ray: str | None = None, progress: bool = False,
                    require_isolation: bool = True) -> dict[str, Any]:

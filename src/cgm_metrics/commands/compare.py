@@ -192,5 +192,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(references)} items, {len(systems)} systems, language "
           f"{metric_set.lang or 'not given (--lang)'}")
     print_comparison(result)
-    _output.write_results(args, {"command": "compare", **result.to_dict()}, result.records())
+    _output.write_results(args, {"command": "compare", **result.to_dict(),
+                                 "environment": evaluation.environment()}, result.records())
     return 0
