@@ -358,6 +358,9 @@ def test_timeouts_are_counted_and_retried_once_with_a_longer_limit(opted_in, tmp
         ("slow/1", 0, 1, "passed", 0.5),
         ("slow/0", 0, 2, "passed", 5.0), ("slow/0", 1, 2, "timeout", 5.0)]
     assert "re-run" in out and "changed" in out
+    # each timeout with the time it used and its limit
+    assert re.search(r"timeouts: s slow/0 sample 1: \d+\.\d\d s of wall-clock time used, "
+                     r"limit 5 s", err), err
 
 
 def test_a_harness_error_stops_the_run_and_counts_nothing(opted_in, tmp_path, capsys, monkeypatch):

@@ -557,6 +557,8 @@ class SystemRun:
     retried: int = 0  # run a second time (timed out, --retry-timeouts)
     changed: int = 0  # of those, with another verdict (passed or not) the second time
     flaky: set[int] = field(default_factory=set)  # samples whose repeated runs disagreed
+    #: sample -> the time it used and its limit, in words, for the samples that timed out
+    timeout_details: dict[int, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> np.ndarray:
@@ -708,15 +710,20 @@ class ProblemEvaluation(Evaluation):
                     if copy + 1 < repeat:
                         continue
                     status, flaky = majority(copies)
-                    copies = []
                     system_run = runs[names[s]]
                     before = int(system_run.status[position])
                     system_run.tasks[position] = sample.task
                     system_run.status[position] = STATUSES.index(status)
                     if flaky:
                         system_run.flaky.add(position)
+                    system_run.timeout_details.pop(position, None)
+                    if status == "timeout":
+                        detail = next((v.timeout_detail() for v in reversed(copies)
+                                       if v.status == "timeout"), None)
+                        system_run.timeout_details[position] = detail or "timed out"
                     if attempt > 1:
                         changed.append((s, position, before == 0))
+                    copies = []
             finally:
                 bar.close()
             return changed
@@ -887,6 +894,25 @@ class ProblemEvaluation(Evaluation):
                 {task for name in self.systems for task in self.flaky_tasks(name)},
                 key=self.problems.index.__getitem__)
         return summary
+
+    def timeouts(self, system: str) -> list[tuple[str, int, str]]:
+        """``(task id, sample number, time used and limit in words)`` of every sample of
+        ``system`` that timed out (after a re-run, if any), in sample-file order."""
+        run = self.runs[system]
+        sample_file = self.systems[system]
+        numbers: dict[int, int] = {}
+        out = []
+        positions = sorted(run.timeout_details)
+        if not positions:
+            return []
+        for position in range(sample_file.n_samples):  # a sample's number within its task
+            task = int(run.tasks[position])
+            number = numbers.get(task, 0)
+            numbers[task] = number + 1
+            if position in run.timeout_details:
+                out.append((self.problems.problems[task].task_id, number,
+                            run.timeout_details[position]))
+        return out
 
     def flaky_tasks(self, system: str) -> list[str]:
         """The tasks of ``system`` with a sample whose repeated runs (``repeat``) disagreed,

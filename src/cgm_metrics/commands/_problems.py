@@ -320,6 +320,12 @@ def print_execution(scoring: evaluation.ProblemEvaluation) -> None:
     if timeouts and not retry:
         print(f"{timeouts} program(s) timed out; on a busy machine a timeout can be the "
               "machine's fault: --retry-timeouts runs them again with more time.")
+    if timeouts:  # the time each used and its limit (stderr: the numbers vary between runs)
+        shown = [f"{name} {task} sample {number}: {detail}" for name in scoring.systems
+                 for task, number, detail in scoring.timeouts(name)]
+        _output.note("timeouts: " + "; ".join(shown[:5])
+                     + (f"; and {len(shown) - 5} more (--results has every one)"
+                        if len(shown) > 5 else ""))
 
 
 def print_exact_tests(result: evaluation.CompareResult) -> None:
