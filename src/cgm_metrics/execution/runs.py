@@ -296,9 +296,10 @@ def _ray(items, limits, address, workers, require_isolation, progress, limits_fo
         delivered = 0
         exhausted = False
         issued = 0
+        longest = limits.wall_timeout  # the longest wall-clock limit of a program sent
 
         def submit(actor: int) -> bool:
-            nonlocal exhausted, issued
+            nonlocal exhausted, issued, longest
             batch: list[tuple[int, Any, Limits]] = []
             while len(batch) < RAY_BATCH and not exhausted:
                 try:
@@ -307,7 +308,9 @@ def _ray(items, limits, address, workers, require_isolation, progress, limits_fo
                     exhausted = True
                     break
                 keys[index] = key
-                batch.append((index, program, _own_limits(key, limits, limits_for)))
+                own = _own_limits(key, limits, limits_for)
+                longest = max(longest, own.wall_timeout)
+                batch.append((index, program, own))
                 issued += 1
             if not batch:
                 return False
@@ -350,7 +353,7 @@ def _ray(items, limits, address, workers, require_isolation, progress, limits_fo
         finally:
             try:  # each actor closes its sandbox worker once its calls are done, then goes
                 ray.get([actor.close.remote() for actor in actors],
-                        timeout=None if not pending else 5 + limits.wall_timeout * RAY_BATCH)
+                        timeout=None if not pending else 5 + longest * RAY_BATCH)
             except Exception:  # noqa: BLE001 - a lost actor has nothing left to close
                 pass
             for actor in actors:
