@@ -309,7 +309,9 @@ def print_execution(scoring: evaluation.ProblemEvaluation) -> None:
         if retry:
             row += [entry["timeouts_first_run"], entry["retried"], entry["changed_by_retry"]]
         rows.append(row)
-    print("\nprograms (each sample's program run once; 'killed': a memory, process or file "
+    runs = ("once" if scoring.settings.repeat == 1
+            else f"{scoring.settings.repeat} times, its verdict the majority")
+    print(f"\nprograms (each sample's program run {runs}; 'killed': a memory, process or file "
           "limit):")
     print(_output.table(headers, rows))
     flaky = summary.get("flaky_tasks")
