@@ -593,7 +593,12 @@ def _score_batch(options: CodeBleuOptions, batch: Batch, predictions: list[str],
     spent["comments"] += comments_done - ngrams_done
     # each distinct snippet parsed once and walked into the batch
     batch.clear()
-    parse = batch.tables.parse
+    from ..core.parsing import parse_tree, sharing
+
+    parse: Any = batch.tables.parse
+    if sharing():  # an evaluation's block: the other tree metrics read the same trees
+        spec = batch.tables.spec
+        parse = lambda source: parse_tree(source, spec)  # noqa: E731
     add = batch.add_tree
     parse_seconds = 0.0
     for text, slot in needed:
