@@ -465,12 +465,16 @@ def program_graph(
     edges: list[tuple[int, int, str]] = []
     index_of: dict[int, int] = {}
     # (node, graph node it hangs from or -1, its role below that node or None for control)
-    stack: list[tuple[Node, int, str | None]] = [(parsed.root, -1, None)]
+    root = parsed.root
+    root_id = root.id
+    containers, transparent = spec.containers, spec.transparent
+    stack: list[tuple[Node, int, str | None]] = [(root, -1, None)]
     while stack:
         node, parent, role = stack.pop()
         label, named = node_parts(parsed, node)
-        governs = node.id in statement_ids or node.type in spec.containers or role is None
-        if node.type in spec.transparent or node.id == parsed.root.id:
+        node_id, kind = node.id, node.type
+        governs = node_id in statement_ids or kind in containers or role is None
+        if kind in transparent or node_id == root_id:
             # a wrapper: its children hang from its parent (a block's statements are governed
             # by the block's owner; a parenthesised operand keeps its role)
             passed = None if governs else role
@@ -480,11 +484,11 @@ def program_graph(
             if max_nodes is not None and here >= max_nodes:
                 return None
             labels.append(label)
-            index_of[node.id] = here
+            index_of[node_id] = here
             if parent >= 0:
                 if governs:
                     edges.append((parent, here, "control"))
-                elif node.id in defined:
+                elif node_id in defined:
                     edges.append((parent, here, role))
                 else:
                     edges.append((here, parent, role))
