@@ -207,8 +207,8 @@ def cold(args: argparse.Namespace, data: list, package_available: bool, record) 
                     record.ratio(f"cold_{name}_{first}", Timing([r[0] for r in theirs]),
                                  Timing([r[0] for r in ours]),
                                  "codebleu 0.7.0 vs ours: CPU of import + first call in a new "
-                                 "process of a new venv (the README quotes the median)", first,
-                                 "call")
+                                 "process of a new venv (the README quotes the median)", 1,
+                                 f"call of {first} pairs")
                     line += (f"  {1000 * their_cpu:6.0f} / {1000 * their_wall:5.0f} ms  "
                              f"{their_cpu / ours_cpu:5.1f}x (wall {their_wall / ours_wall:.1f}x)")
                 reference_cpu = _median([r[0] for r in reference])
