@@ -44,26 +44,20 @@ def _incidence(graph: ProgramGraph) -> tuple[dict, np.ndarray, np.ndarray, np.nd
     cached = graph.__dict__.get("_incidence")
     if cached is not None:
         return cached
-    seen: dict[tuple[int, tuple[str, str, str]], int] = {}
+    labels = graph.labels
+    ends = Counter([end for source, target, label in graph.edges for end in (
+        ((source, "self", label, ""),) if source == target else
+        ((source, "out", label, labels[target]), (target, "in", label, labels[source])))])
     columns: dict[tuple[tuple[str, str, str], int], int] = {}
     rows: list[int] = []
     cols: list[int] = []
-    labels = graph.labels
-    degree = np.zeros(len(labels), dtype=np.float64)
-    for source, target, label in graph.edges:
-        if source == target:
-            ends = [(source, ("self", label, ""))]
-        else:
-            ends = [
-                (source, ("out", label, labels[target])),
-                (target, ("in", label, labels[source])),
-            ]
-        for node, key in ends:
-            level = seen.get((node, key), 0)
-            seen[(node, key)] = level + 1
+    for (node, direction, label, other), count in ends.items():
+        key = (direction, label, other)
+        for level in range(count):  # the 1st, 2nd, ... copy of the same incident edge
             rows.append(node)
             cols.append(columns.setdefault((key, level), len(columns)))
-            degree[node] += 1
+    degree = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(labels)).astype(
+        np.float64)
     built = (columns, np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64), degree)
     graph.__dict__["_incidence"] = built  # a frozen dataclass: its fields stay untouched
     return built

@@ -240,10 +240,13 @@ def _find_statements(parsed: ParsedCode, spec: PdgSpec) -> list[_Statement] | No
     return statements
 
 
-def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str) -> str:
-    key = (parent.type, field if field is not None else "None")
+def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str,
+                parent_type: str | None = None) -> str:
+    if parent_type is None:
+        parent_type = parent.type
+    key = (parent_type, field if field is not None else "None")
     if key in spec.defines:
-        if parent.type in spec.assignments_with_operator and field == "left":
+        if parent_type in spec.assignments_with_operator and field == "left":
             operator = parent.child_by_field_name("operator")
             if operator is not None and operator.type != "=":
                 return "defuse"
@@ -254,7 +257,7 @@ def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str) -> st
         return "skip"
     if key in spec.uses:
         return "use"
-    if role in ("def", "defuse", "skip") and parent.type in spec.patterns:
+    if role in ("def", "defuse", "skip") and parent_type in spec.patterns:
         return role
     return "use"
 
@@ -292,10 +295,11 @@ def _own_parts(
         cursor = node.walk()
         entries = []
         if cursor.goto_first_child():
+            kind = node.type
             while True:
                 child = cursor.node
                 if child.id not in nested:
-                    role_below = _child_role(spec, node, cursor.field_name, role)
+                    role_below = _child_role(spec, node, cursor.field_name, role, kind)
                     entries.append((child, role_below, emit))
                 if not cursor.goto_next_sibling():
                     break
