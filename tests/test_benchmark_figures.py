@@ -1,7 +1,7 @@
 """Every speed ratio the README and the cards quote next to a benchmark script is a figure that
 script recorded (benchmarks/results/<script>.json, appended by every run): a single value is
-one run's ratio, a range ``a-b`` the lowest and highest ratio of one figure over the recorded
-runs, each at the precision it is written with. Changing a quoted ratio, or quoting one that no
+one run's ratio (of its best runs, or of its median runs), a range ``a-b`` the lowest and
+highest ratio of one figure over the recorded runs, each at the precision it is written with. Changing a quoted ratio, or quoting one that no
 run produced, fails here."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ RATIO = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?x\b")
 # Scripts whose figures predate the recorded results; their README rows say so
 # ("an earlier run, not recorded"). A script leaves this set when it records its runs.
 NOT_RECORDED = {"codebleu_languages", "scale", "significance", "passk", "agreement", "meteor",
+                "execution", "execution_languages", "tsed",
                 "ruby", "ruby_humans", "roy2021", "codexglue_edit_sim", "space", "space_load",
                 "worst_case", "metric_agreement", "metric_cost", "memory"}
 
@@ -57,8 +58,9 @@ def _ratios(name: str) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for run in json.loads(path.read_text(encoding="utf-8"))["runs"]:
         for key, figure in run["figures"].items():
-            if "ratio" in figure:
+            if "ratio" in figure:  # the best runs' ratio, and the median runs'
                 out.setdefault(key, []).append(float(figure["ratio"]))
+                out.setdefault(f"{key} (median)", []).append(float(figure["ratio_median"]))
     return out
 
 
