@@ -53,9 +53,10 @@ class Timing:
 
 
 def interleaved(functions: dict[str, Callable[[], Any]], repeats: int,
-                clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing]:
+                clock: Callable[[], float] = time.perf_counter,
+                minimum: int = MIN_REPEATS) -> dict[str, Timing]:
     """Every function run ``repeats`` (>= 3) times, interleaved: ``{name: Timing}``."""
-    if repeats < MIN_REPEATS:
+    if repeats < minimum:
         raise SystemExit(f"--repeats must be at least {MIN_REPEATS} (best and median of runs)")
     timings = {name: Timing() for name in functions}
     for _ in range(repeats):
@@ -69,7 +70,7 @@ def interleaved(functions: dict[str, Callable[[], Any]], repeats: int,
 def best_of(functions: dict[str, Callable[[], Any]], repeats: int) -> dict[str, tuple[float, Any]]:
     """``{name: (best seconds, result)}``: every function run ``repeats`` times, interleaved."""
     return {name: (timing.best, timing.result)
-            for name, timing in interleaved(functions, repeats).items()}
+            for name, timing in interleaved(functions, repeats, minimum=1).items()}
 
 
 def machine() -> dict[str, Any]:
