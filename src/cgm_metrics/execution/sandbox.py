@@ -947,8 +947,10 @@ _idle_lock = threading.Lock()
 
 
 def _worker_key(limits: Limits, require_isolation: bool, paths: tuple[str, ...]) -> tuple:
-    # what a worker is set up with: limits, isolation, extra paths, the interpreter's path
-    return (limits, require_isolation, paths, tuple(p for p in sys.path if isinstance(p, str)))
+    # what a worker is set up with: limits, isolation, extra paths, the interpreter, its path
+    # and the PATH the worker is given
+    return (limits, require_isolation, paths, sys.executable,
+            tuple(p for p in sys.path if isinstance(p, str)), os.environ.get("PATH"))
 
 
 def acquire_worker(limits: Limits, require_isolation: bool,
