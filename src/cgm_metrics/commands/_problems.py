@@ -56,7 +56,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--results", metavar="FILE",
         help="write every run of a program as one JSONL line: system, task_id, sample, "
         "attempt, passed, status, result, limit, duration, timeout, completion (a re-run "
-        "adds a line with attempt 2; the last attempt is the verdict)",
+        "adds a line with attempt 2; the last attempt is the verdict); with --extract also "
+        "extraction: the code found and how",
+    )
+    group.add_argument(
+        "--extract", action="store_true",
+        help="every completion is a chat model's answer: the code of its solution is taken "
+        "from it (fenced blocks, reasoning, prose; the block that defines the entry point) "
+        "and made into the task's program; answers without code and ambiguous extractions "
+        "are counted per system",
     )
 
 
@@ -77,6 +85,7 @@ def check_not_problems(args: argparse.Namespace) -> None:
                                       ("--retry-timeouts", args.retry_timeouts),
                                       ("--retry-limit", args.retry_limit),
                                       ("--results", args.results),
+                                      ("--extract", getattr(args, "extract", False)),
                                       ("--memory-mb", args.memory_mb),
                                       ("--timeout", args.timeout)) if value]
     if given:
@@ -170,6 +179,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     return evaluation.ProblemEvaluation(
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,
         progress=_output.want_progress(args), results=args.results,
+        extract=getattr(args, "extract", False),
     )
 
 
@@ -221,6 +231,12 @@ def print_execution(scoring: evaluation.ProblemEvaluation) -> None:
     print("\nprograms (each sample's program run once; 'killed': a memory, process or file "
           "limit):")
     print(_output.table(headers, rows))
+    if summary.get("extract"):
+        print("\ncode extracted from the answers (--extract):")
+        print(_output.table(["system", "answers", "no code", "ambiguous"], [
+            [name, entry["samples"], entry["extraction"]["no_code"],
+             entry["extraction"]["ambiguous"]]
+            for name, entry in summary["systems"].items() if "extraction" in entry]))
     timeouts = sum(entry["timeout"] for entry in summary["systems"].values())
     if timeouts and not retry:
         print(f"{timeouts} program(s) timed out; on a busy machine a timeout can be the "

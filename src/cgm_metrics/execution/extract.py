@@ -920,3 +920,24 @@ __all__ = [
     "extract_solution",
     "program_for_answer",
 ]
+
+
+def candidate_from_answer(answer: str, test: str, language: str = "python"
+                          ) -> tuple[str, Extraction]:
+    """The candidate program text of a chat answer in code_eval's layout (candidate, then the
+    task's test program; no prompt, no entry point given): the entry point is the first
+    function the extracted code defines that the test names. ``("", extraction)`` when the
+    answer has no code."""
+    name = _language(language)
+    first = extract_solution(answer, name, "")
+    if first.code is None:
+        return "", first
+    names = [n for n, _ in _definitions(_parse(first.code, name), name)]
+    entry_point = next((n for n in names if re.search(r"(?<![\w$])" + re.escape(n)
+                                                      + r"(?![\w$])", test)), "")
+    extraction = extract_solution(answer, name, entry_point) if entry_point else first
+    if extraction.code is None:
+        return "", extraction
+    problem = Problem("", "", test, entry_point, language=name)
+    assembled, code = assembled_parts(problem, extraction)
+    return code, extraction
