@@ -591,12 +591,34 @@ def _looks_like_prose(text: str) -> bool:
 def extract_code(answer: str, problem: Problem) -> Extraction:
     """:func:`extract_solution` for a task of a problem file (its language, entry point
     and prompt); a task without an entry point takes the last function its prompt defines."""
-    entry_point = problem.entry_point or (entry_point_of(problem.prompt, problem.language)
-                                          if problem.prompt else "")
+    entry_point = problem.entry_point
+    if problem.prompt:
+        rules = RULES[_language(problem.language)]
+        defined = [m.group("name") or m.groupdict().get("alt") or ""
+                   for m in re.finditer(rules.definition, problem.prompt, re.M)]
+        if defined and entry_point not in defined:  # e.g. MultiPL-E's Java: camelCase names
+            entry_point = defined[-1]
     return extract_solution(answer, problem.language, entry_point, problem.prompt)
 
 
 # --------------------------------------------------------------------------- assembly
+
+
+def _indented_body(prompt: str, code: str) -> str:
+    """A Python body given at the left margin, indented under the prompt's signature when
+    only that makes the program parse."""
+    import ast
+
+    try:
+        ast.parse(prompt + code)
+        return code
+    except (SyntaxError, ValueError):
+        indented = textwrap.indent(code, "    ")
+        try:
+            ast.parse(prompt + indented)
+        except (SyntaxError, ValueError):
+            return code
+        return indented
 
 
 def _prompt_head(prompt: str, rules: ExtractionRules, entry_point: str) -> str:
@@ -733,13 +755,12 @@ def assembled_parts(problem: Problem, extraction: Extraction) -> tuple[Problem, 
     their leading ``}`` for a whole solution; the task and the code as they are for a
     completion."""
     code = extraction.code or ""
-    language = problem.language
+    language = _language(problem.language)
     rules = RULES[language]
     entry_point = extraction.entry_point or problem.entry_point
     if not extraction.defines_entry_point or not entry_point:
-        if language == "python" and code and not code[:1].isspace() and problem.prompt and \
-                _parse(problem.prompt + code, "python").has_error:
-            code = textwrap.indent(code, "    ")  # a body given at the left margin
+        if language == "python" and code and not code[:1].isspace() and problem.prompt:
+            code = _indented_body(problem.prompt, code)
         return problem, code
     head = _prompt_head(problem.prompt, rules, entry_point)
     given = set()
