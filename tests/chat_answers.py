@@ -99,6 +99,9 @@ def whole_function(original: Original) -> str:
 def head_imports(original: Original) -> str:
     """The imports / includes a chat model writes above its function."""
     head = original.prompt[:signature_start(original)]
+    if original.language == "go":
+        found = re.search(r"^import \([^)]*\)\n|^import .*\n", head, re.M)
+        return found.group(0) if found else ""
     keep = [line for line in head.splitlines()
             if re.match(r"\s*(?:from \S+ import|import |#include|using |use |require)", line)]
     return "\n".join(keep) + ("\n" if keep else "")

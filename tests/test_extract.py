@@ -309,3 +309,51 @@ def test_code_eval_module_extracts_chat_answers(monkeypatch):
     with pytest.raises(TypeError, match="extract"):
         code_eval.compute(predictions=answers, references=["assert add(2, 3) == 5"], k=[1],
                           extract="yes")
+
+
+# ------------------------------------------------------------------ held-out answer shapes
+
+# Written after the extractor and never tuned against: other shapes chat models use, on
+# other programs than the parity sample's (the odd positions of the files).
+
+
+def _held_out(original: chat_answers.Original) -> list[tuple[str, str]]:
+    tag = chat_answers.TAGS[original.language]
+    name = chat_answers.NAMES[original.language]
+    solution = chat_answers.whole_function(original)
+    imports = chat_answers.head_imports(original)
+    block = imports + ("\n" if imports else "") + solution
+    if original.language == "java":
+        block = "class Problem {\n" + solution + "}\n"
+    indented = "\n".join("   " + line if line else line for line in block.splitlines())
+    return [
+        ("list_item_fence", f"1. **Approach**: one pass.\n2. **Code**:\n\n   ```{tag}\n"
+                            f"{indented}\n   ```\n\n3. **Complexity**: O(n) time."),
+        ("capital_tag_and_output", f"### Solution\n\n```{name}\n{block}```\n\n### Output\n\n"
+                                   "```\n[1, 2, 3]\n```\n"),
+        ("file_name_info", f"```{tag} title=\"solution.{tag}\"\n{block}```\n"),
+        ("crlf", f"Here:\r\n\r\n```{tag}\r\n{block.replace(chr(10), chr(13) + chr(10))}```"
+                 "\r\n"),
+        ("explanation_between", f"First the imports and the function:\n\n```{tag}\n{block}```"
+                                "\n\n**Explanation**\n\n- We loop over the input.\n- We return "
+                                "the result.\n\n**Edge cases**: empty input.\n"),
+        ("code_then_chat_token_in_fence", f"```{tag}\n{block}```<|eot_id|>"),
+    ]
+
+
+@needs_sandbox
+@pytest.mark.parametrize("language", ["python", "javascript", "cpp", "go"])
+def test_held_out_answer_shapes_get_the_verdicts_of_the_originals(language, monkeypatch):
+    _toolchain_or_skip(language)
+    if language in SAMPLE:
+        rows = [o for o in chat_answers.multipl_e(language) if o.verdict != "Timeout"
+                and (language, o.task, int(o.index)) not in KNOWN_DIFFERENCES]
+        chosen = [rows[(i * len(rows)) // 10 + 1] for i in range(10)]
+    else:
+        chosen = chat_answers.conventions(language)
+    monkeypatch.setattr(chat_answers, "answers", _held_out)
+    result = chat_answers.parity(language, chosen)
+    rows = result["rows"]
+    misses = [(r["original"].task, r["style"], r["original"].verdict, r["verdict"],
+               r["extraction"].how) for r in rows if not r["same"]]
+    assert 1 - len(misses) / len(rows) >= 0.97, misses

@@ -156,7 +156,8 @@ RULES: dict[str, ExtractionRules] = {
     ),
     "bash": ExtractionRules(
         ("bash", "sh", "shell", "zsh", "shellscript", "ksh"),
-        r"^[ \t]*(?:function[ \t]+(?P<name>[\w-]+)|(?P<alt>[\w-]+)[ \t]*\(\))",
+        r"^[ \t]*(?:(?:function[ \t]+)?(?P<name>[\w-]+)[ \t]*\([ \t]*\)|function[ \t]+"
+        r"(?P<alt>[\w-]+))",
         r"(?:#!|function |[\w-]+[ \t]*\(\)|[A-Za-z_]\w*=|declare |local |set )",
         frozenset({"function_definition", "variable_assignment", "declaration_command"}),
     ),
@@ -444,7 +445,7 @@ def extract_solution(answer: str, language: str = "python", entry_point: str = "
                         f"{type(entry_point).__name__}.")
     name = _language(language)
     rules = RULES[name]
-    text, _ = _end_at_chat_token(answer)
+    text, _ = _end_at_chat_token(answer.replace("\r\n", "\n"))
     spans = _reasoning_spans(text)
     blocks = [
         _Block(number, tag, code, any(s <= start < e for s, e in spans), _kind(tag, rules))
