@@ -118,9 +118,36 @@ def parity(per_language: int, workers: int, languages: tuple[str, ...]) -> None:
         misses += [(language, row["original"].task, row["original"].index, row["style"],
                     row["original"].verdict, row["verdict"], row["extraction"].how)
                    for row in rows if not row["same"]]
+    if "python" in languages:
+        peer_parity(per_language, workers)
     print("\nmisses by language and style:", dict(Counter((m[0], m[3]) for m in misses)))
     for miss in misses:
         print("  ", " | ".join(str(part) for part in miss))
+
+
+def peer_parity(per_language: int, workers: int) -> None:
+    """The same Python answers through EvalPlus's sanitizer (its solution, then the test and
+    check(entry_point), as EvalPlus runs a sanitized solution)."""
+    try:
+        from evalplus.sanitize import sanitize
+    except ImportError:
+        return
+    from cgm_metrics.execution.languages import run_sources
+
+    rows, texts = [], {}
+    for original in originals("python", per_language):
+        for style, answer in chat_answers.answers(original):
+            code = sanitize(answer, original.entry_point)
+            text = code + "\n" + original.tests + "\n" + f"check({original.entry_point})"
+            texts.setdefault(text, len(texts))
+            rows.append((style, original.verdict, text))
+    outcomes = run_sources(list(texts), "python", num_workers=workers,
+                           allow_code_execution=True)
+    same = [outcomes[texts[text]].verdict == verdict for _, verdict, text in rows]
+    by_style = Counter(style for (style, _, _), ok in zip(rows, same, strict=True) if not ok)
+    print(f"| python, EvalPlus's sanitizer (peer) | | {len(rows)} | {len(texts)} | "
+          f"{sum(same)}/{len(rows)} ({100 * sum(same) / len(rows):.1f}%) |")
+    print(f"  EvalPlus misses by style: {dict(sorted(by_style.items()))}")
 
 
 def main() -> None:

