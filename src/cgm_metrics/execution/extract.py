@@ -384,10 +384,32 @@ def _defines(code: str, language: str, entry_point: str) -> tuple[bool, bool, An
     parsed = _parse(code, language)
     names = {name for name, _ in _definitions(parsed, language)}
     defines = bool(entry_point) and entry_point in names
+    if entry_point and not defines and language == "python":
+        defines = _owner_class(parsed, entry_point) is not None
     if entry_point and not defines and parsed.has_error:  # a broken definition is one still
         defines = any(m.group("name") == entry_point
                       for m in re.finditer(RULES[language].definition, code, re.M))
     return defines, not parsed.has_error, parsed
+
+
+def _owner_class(parsed: Any, entry_point: str) -> str | None:
+    """The class whose method is the entry point (a LeetCode-style Python answer, ``class
+    Solution: def f(self, ...)``), when no function of that name is at the top level."""
+    for node in parsed.root.named_children:
+        if node.type == "decorated_definition":
+            node = node.child_by_field_name("definition") or node
+        if node.type != "class_definition":
+            continue
+        body = node.child_by_field_name("body")
+        for member in body.named_children if body is not None else ():
+            if member.type == "decorated_definition":
+                member = member.child_by_field_name("definition") or member
+            name = member.child_by_field_name("name")
+            if member.type == "function_definition" and name is not None and \
+                    parsed.node_text(name) == entry_point:
+                owner = node.child_by_field_name("name")
+                return parsed.node_text(owner) if owner is not None else None
+    return None
 
 
 def _strip_prose(text: str, rules: ExtractionRules) -> str:
@@ -805,6 +827,14 @@ def assembled_parts(problem: Problem, extraction: Extraction) -> tuple[Problem, 
     if language == "bash":
         code = re.sub(r"^#!.*\n", "", code)
     kept, _dropped, _ = _kept(code, language, rules, entry_point, given, tests_define)
+    if language == "python":
+        parsed = _parse(kept, "python")
+        if not parsed.has_error and entry_point not in {
+                name for name, _ in _definitions(parsed, "python")}:
+            owner = _owner_class(parsed, entry_point)
+            if owner is not None:  # the tests call a function: the method, on an instance
+                kept += (f"\n\ndef {entry_point}(*args, **kwargs):\n"
+                         f"    return {owner}().{entry_point}(*args, **kwargs)\n")
     if head and not head.endswith("\n"):
         head += "\n"
     return replace(problem, prompt=head, test=test), kept
