@@ -45,6 +45,19 @@ def test_the_block_that_defines_the_entry_point_wins_over_usage_and_tests():
                           "block 3 (python): does not define add (usage, tests or other code)")
 
 
+def test_a_helper_in_a_block_of_its_own_is_added_before_the_solution():
+    answer = ("A helper first:\n```python\ndef is_prime(n):\n    return n > 1 and all("
+              "n % d for d in range(2, n))\n```\nThen the function:\n```python\n"
+              "def count_primes(n):\n    return sum(is_prime(k) for k in range(n))\n```\n"
+              "Usage:\n```python\nprint(count_primes(10))\n```")
+    found = extract_solution(answer, "python", "count_primes")
+    assert found.block == 2 and found.code.index("def is_prime") < found.code.index(
+        "def count_primes")
+    assert found.how.endswith("with the function(s) it calls from block(s) 1")
+    assert found.left == ("block 3 (python): does not define count_primes (usage, tests or "
+                          "other code)",)
+
+
 def test_drafts_in_the_reasoning_are_left():
     answer = ("<think>\nFirst try:\n```python\ndef add(a, b):\n    return a -\n```\nNo.\n"
               "</think>\nFinal:\n~~~\ndef add(a, b):\n    return a + b\n~~~\n")

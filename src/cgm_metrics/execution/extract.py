@@ -544,13 +544,45 @@ def _choose(blocks: list[_Block], language: str, entry_point: str,
         defines = False
     if chosen.in_reasoning:
         how += "; taken from the reasoning, the answer has no code block of its own"
+    helpers = _helpers(chosen, final, verdicts, language, entry_point) if defines else []
+    if helpers:
+        how += ", with the function(s) it calls from block(s) " + ", ".join(
+            str(b.number) for b in helpers)
+    used = {b.number for b in helpers}
     left = tuple(_why_left(b, chosen, verdicts, entry_point, bool(final))
-                 for b in blocks if b.number != chosen.number)
+                 for b in blocks if b.number != chosen.number and b.number not in used)
     shown = chosen.tag or "no tag"
+    code = "".join(b.code.rstrip("\n") + "\n\n" for b in helpers) + chosen.code
     return Extraction(
-        code=chosen.code, found="block", how=f"fenced block {chosen.number} of {len(blocks)} "
+        code=code, found="block", how=f"fenced block {chosen.number} of {len(blocks)} "
         f"({shown}): {how}", block=chosen.number, left=left, ambiguous=ambiguous,
         defines_entry_point=defines, **base)
+
+
+_CALLED = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\(")
+
+
+def _helpers(chosen: _Block, final: list[_Block], verdicts: dict[int, Any], language: str,
+             entry_point: str) -> list[_Block]:
+    """The other blocks of the answer (in its language, outside the reasoning, parsing
+    cleanly, not defining the entry point) that define a function the solution calls but
+    does not define: a helper given in a block of its own."""
+    parsed = verdicts[chosen.number][2]
+    defined = {name for name, _ in _definitions(parsed, language)}
+    called = set(_CALLED.findall(chosen.code)) - defined
+    if language == "bash":
+        called |= set(re.findall(r"(?:^|[\s;$(|&])([A-Za-z_][\w-]*)", chosen.code)) - defined
+    helpers = []
+    for block in final:
+        if block.number == chosen.number or block.kind == "other":
+            continue
+        verdict = verdicts.get(block.number)
+        if verdict is None or verdict[0] or not verdict[1]:
+            continue
+        names = {name for name, _ in _definitions(verdict[2], language)}
+        if names & called and entry_point not in names:
+            helpers.append(block)
+    return helpers
 
 
 def _normal(code: str) -> str:
