@@ -13,8 +13,10 @@ solution's code and say how (:class:`Extraction`):
 2. the fenced blocks outside the reasoning whose tag is the task's language (or none) are
    the candidates; the reasoning's blocks only when the answer has none of its own;
 3. among them, the blocks that define the entry point (read with tree-sitter) win, the last
-   one when there are several (a final version after a first attempt; the extraction is then
-   marked ``ambiguous`` if they differ); without one, the longest candidate;
+   one when there are several, even if it does not parse (a final version after a first
+   attempt; the extraction is then marked ``ambiguous`` if they differ); a helper function
+   the solution calls, given in a block of its own, is added before it; without a block that
+   defines the entry point, the longest candidate;
 4. an answer without a fence is code when it parses (tree-sitter, with the prose lines
    before and after the code set aside), or when it continues the prompt (a completion).
 
@@ -522,8 +524,9 @@ def _choose(blocks: list[_Block], language: str, entry_point: str,
     else:  # entry point unknown: any block that defines something and parses
         defining = [b for b in pool if verdicts[b.number][1] and any(
             True for _ in _definitions(verdicts[b.number][2], language))]
-    exact = [b for b in defining if b.kind != "compatible"] or defining
-    clean = [b for b in exact if verdicts[b.number][1]] or exact
+    # the answer's last version wins, even broken: an earlier one that parses is a first
+    # attempt the answer replaced (taking it would judge code the model withdrew)
+    clean = [b for b in defining if b.kind != "compatible"] or defining
     what = f"defines {entry_point}" if entry_point else "defines a function"
     if clean:
         chosen = clean[-1]
