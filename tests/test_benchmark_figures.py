@@ -22,7 +22,7 @@ RATIO = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?x\b")
 NOT_RECORDED = {"codebleu_languages", "scale", "significance", "passk", "agreement", "meteor",
                 "execution", "execution_languages", "tsed",
                 "ruby", "ruby_humans", "roy2021", "codexglue_edit_sim", "space", "space_load",
-                "worst_case", "metric_agreement", "metric_cost", "memory"}
+                "worst_case", "metric_agreement", "metric_cost", "memory", "extraction"}
 
 
 def _units(text: str) -> list[tuple[str, set[str]]]:
