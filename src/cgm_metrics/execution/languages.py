@@ -282,12 +282,176 @@ def _python_build(toolchain: Toolchain, text: str, compile_timeout: float,
     return Program((Step(python=text, timeout=timeout),))
 
 
+# --- the completion proof ------------------------------------------------------------------
+#
+# A program of another language than Python passes only when, besides exiting with status 0,
+# it wrote ``passed <token>`` to file descriptor 4, the token being a per-run secret on file
+# descriptor 3 (``Step(vouch=True)``). The harness code that writes it runs after the last
+# test, each language's way (the row's ``proof`` says how): a wrapper around the test's entry
+# point (C++, Java, Rust, Go's TestMain), or a statement after the test's last one that runs
+# only if the tests passed (JavaScript, TypeScript, PHP, Ruby, Lua, Bash). An exit with status
+# 0 before that (a static initializer, an exit, signal or panic handler, an init function, a
+# TestMain of the program's own, ``exit!``, ``exec``, ``die``...) leaves no token: it fails.
+
+_TOKEN = "/proc/self/fd/3"
+_VERDICT = "/proc/self/fd/4"
+
+# C++: the test's ``main`` is renamed (-Dmain=...) and called by ours, in a translation unit
+# of its own that the program's macros cannot reach
+_CPP_MAIN = "cgm_tests_main_"
+_CPP_WRAPPER = f"""#undef main
+#include <unistd.h>
+int {_CPP_MAIN}();
+int main() {{
+    {_CPP_MAIN}();
+    char token[256];
+    ssize_t size = pread(3, token, sizeof token, 0);
+    if (size > 0) {{
+        char line[300] = "passed ";
+        for (ssize_t i = 0; i < size; i++) line[7 + i] = token[i];
+        line[7 + size] = '\\n';
+        if (write(4, line, 8 + size) != 8 + size) return 1;
+    }}
+    return 0;
+}}
+"""
+
+# Java: our class's main runs Problem's (whose static initializers run then)
+_JAVA_MAIN = "CgmTestsMain_"
+_JAVA_WRAPPER = f"""class {_JAVA_MAIN} {{
+    public static void main(String[] args) throws Throwable {{
+        byte[] token = java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("{_TOKEN}"));
+        Problem.main(args);
+        try (java.io.FileOutputStream out = new java.io.FileOutputStream("{_VERDICT}", true)) {{
+            out.write(("passed " + new String(token, "UTF-8") + "\\n").getBytes("UTF-8"));
+        }}
+    }}
+}}
+"""
+
+# JavaScript and TypeScript: a statement after the test's last one (a throw, a top-level
+# return or an exit skips it); in TypeScript through eval, which type-checks without a
+# declaration of require
+_JS_END = (f'\n;require("fs").writeSync(4, "passed " + require("fs").readFileSync("{_TOKEN}", '
+           '"utf8") + "\\n");\n')
+_TS_END = (f'\n;eval("require")("fs").writeSync(4, "passed " + eval("require")("fs")'
+           f'.readFileSync("{_TOKEN}", "utf8") + "\\n");\n')
+
+# Go: our TestMain runs the tests (a program's own TestMain is a duplicate: it does not build)
+_GO_PACKAGE = re.compile(r"^\s*package\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_GO_WRAPPER = """package {package}
+
+import (
+\tcgm_os "os"
+\tcgm_testing "testing"
+)
+
+func TestMain(m *cgm_testing.M) {{
+\tcode := m.Run()
+\tif code == 0 {{
+\t\ttoken := make([]byte, 256)
+\t\tsize, _ := cgm_os.NewFile(3, "token").ReadAt(token, 0)
+\t\tline := append(append([]byte("passed "), token[:size]...), '\\n')
+\t\tif _, err := cgm_os.NewFile(4, "verdict").Write(line); err != nil {{
+\t\t\tcgm_os.Exit(1)
+\t\t}}
+\t}}
+\tcgm_os.Exit(code)
+}}
+"""
+
+# Rust: the test's `fn main()` (its last) is renamed and called by ours
+_RUST_MAIN = re.compile(r"\bfn\s+main\s*\(\s*\)")
+_RUST_TESTS = "cgm_tests_main_"
+_RUST_END = f"""
+
+fn main() {{
+    {_RUST_TESTS}();
+    let token = ::std::fs::read("{_TOKEN}").unwrap_or_default();
+    let mut line = b"passed ".to_vec();
+    line.extend_from_slice(&token);
+    line.push(b'\\n');
+    let written = ::std::fs::OpenOptions::new().append(true).open("{_VERDICT}")
+        .and_then(|mut verdict| ::std::io::Write::write_all(&mut verdict, &line));
+    if written.is_err() {{
+        ::std::process::exit(1);
+    }}
+}}
+"""
+
+# PHP: after the text, back in PHP mode whether the text closed it or not
+# (PHP cannot open /proc/self/fd/N of a memory file: its php://fd/N streams)
+_PHP_END = ('\\file_put_contents("php://fd/4", "passed " . \\file_get_contents("php://fd/3") '
+            '. "\\n");\n')
+
+# Ruby: test-unit runs the tests at exit, after every exit handler the program registered
+# before it; here they run at the end of the text instead, and the token follows a pass
+_RUBY_END = f"""
+if defined?(::Test::Unit::AutoRunner) && ::Test::Unit::AutoRunner.respond_to?(:need_auto_run=)
+  ::Test::Unit::AutoRunner.need_auto_run = false
+  cgm_tests_passed_ = ::Test::Unit::AutoRunner.run
+else
+  cgm_tests_passed_ = true
+end
+if cgm_tests_passed_
+  ::File.open("{_VERDICT}", "a") {{ |verdict| verdict.write("passed " + ::File.binread("{_TOKEN}") + "\\n") }}
+end
+exit(cgm_tests_passed_ ? true : false)
+"""
+
+# Lua: MultiPL-E's last line `os.exit(lu.LuaUnit.run())` becomes one line (line numbers stay)
+# that writes the token when no test failed; a text without it gets the token at its end
+_LUA_RUN = "os.exit(lu.LuaUnit.run())"
+_LUA_WRITE = (f'local cgm_token_ = io.open("{_TOKEN}", "rb"); local cgm_verdict_ = '
+              f'io.open("{_VERDICT}", "ab"); cgm_verdict_:write("passed " .. '
+              'cgm_token_:read("a") .. "\\n"); cgm_verdict_:close(); cgm_token_:close()')
+_LUA_END = (f"do local cgm_failures_ = lu.LuaUnit.run(); if cgm_failures_ == 0 then "
+            f"{_LUA_WRITE} end; os.exit(cgm_failures_) end")
+
+# Bash: after the test's last command, when it succeeded (set -e ends the script before)
+_BASH_END = (f'\ncgm_status_=$?; if (( cgm_status_ == 0 )); then printf \'passed %s\\n\' '
+             f'"$(< {_TOKEN})" >&4; fi; exit "$cgm_status_"\n')
+
+
+def _php_finished(text: str) -> str:
+    closed = text.rstrip().endswith("?>")
+    return text + ("<?php " if closed else "\n?><?php ") + _PHP_END
+
+
+def _lua_finished(text: str) -> str:
+    at = text.rfind(_LUA_RUN)
+    if at < 0:
+        return text + "\n" + _LUA_WRITE + "\n"
+    return text[:at] + _LUA_END + text[at + len(_LUA_RUN):]
+
+
+def _rust_finished(text: str) -> str:
+    found = list(_RUST_MAIN.finditer(text))
+    if not found:
+        return text  # no entry point: it does not build (or cannot vouch)
+    last = found[-1]
+    return text[:last.start()] + f"fn {_RUST_TESTS}()" + text[last.end():] + _RUST_END
+
+
+_FINISH: dict[str, Callable[[str], str]] = {
+    "javascript": lambda text: text + _JS_END,
+    "php": _php_finished,
+    "ruby": lambda text: text + "\n" + _RUBY_END,
+    "lua": _lua_finished,
+    "bash": lambda text: text + _BASH_END,
+}
+
+
 def _single(tool: str, source: str) -> Build:
-    """A program run by one interpreter: ``tool source``."""
+    """A program run by one interpreter: ``tool source``, the text finished by the
+    language's harness code (see :data:`_FINISH`)."""
+    language = {"main.js": "javascript", "main.php": "php", "main.rb": "ruby",
+                "main.lua": "lua", "main.sh": "bash"}[source]
 
     def build(toolchain: Toolchain, text: str, compile_timeout: float,
               timeout: float | None) -> Program:
-        return Program((Step(argv=(toolchain[tool], source), timeout=timeout),), {source: text})
+        return Program((Step(argv=(toolchain[tool], source), timeout=timeout, vouch=True),),
+                       {source: _FINISH[language](text)})
 
     return build
 
@@ -295,10 +459,11 @@ def _single(tool: str, source: str) -> Build:
 def _cpp_build(toolchain: Toolchain, text: str, compile_timeout: float,
                timeout: float | None) -> Program:
     return Program(
-        (Step(argv=(toolchain["g++"], "main.cpp", "-o", "main", "-std=c++17"),
+        (Step(argv=(toolchain["g++"], f"-Dmain={_CPP_MAIN}", "main.cpp", "cgm_main.cpp", "-o",
+                    "main", "-std=c++17"),
               timeout=compile_timeout),
-         Step(argv=("./main",), timeout=timeout)),
-        {"main.cpp": text},
+         Step(argv=("./main",), timeout=timeout, vouch=True)),
+        {"main.cpp": text, "cgm_main.cpp": _CPP_WRAPPER},
     )
 
 
@@ -312,10 +477,10 @@ def _java_build(toolchain: Toolchain, text: str, compile_timeout: float,
     jar = toolchain["javatuples"]
     return Program(
         (Step(argv=(toolchain["javac"], "-encoding", "UTF8", "-cp", jar, "-d", "classes",
-                    _JAVA_SOURCE), timeout=compile_timeout),
-         Step(argv=(toolchain["java"], "-ea", "-cp", f"classes:{jar}", "Problem"),
-              timeout=timeout)),
-        {_JAVA_SOURCE: text},
+                    _JAVA_SOURCE, f"{_JAVA_MAIN}.java"), timeout=compile_timeout),
+         Step(argv=(toolchain["java"], "-ea", "-cp", f"classes:{jar}", _JAVA_MAIN),
+              timeout=timeout, vouch=True)),
+        {_JAVA_SOURCE: text, f"{_JAVA_MAIN}.java": _JAVA_WRAPPER},
     )
 
 
@@ -325,8 +490,8 @@ def _typescript_build(toolchain: Toolchain, text: str, compile_timeout: float,
     return Program(
         (Step(argv=(node, toolchain["tsc"], "--target", "esnext", "main.ts"),
               timeout=compile_timeout),
-         Step(argv=(node, "main.js"), timeout=timeout)),
-        {"main.ts": text},
+         Step(argv=(node, "main.js"), timeout=timeout, vouch=True)),
+        {"main.ts": text + _TS_END},
     )
 
 
@@ -338,12 +503,18 @@ def _go_build(toolchain: Toolchain, text: str, compile_timeout: float,
     # MultiPL-E runs `go test F_test.go`; here its two halves, so that each has its own limit:
     # `go test -c` builds (and vets, as go test does) the test binary, with its build cache,
     # GOPATH and configuration in the run's private HOME; then the binary runs as go test
-    # runs it (a test that exits with status 0 early fails)
+    # runs it, under our TestMain (in the test's package)
+    package = _GO_PACKAGE.search(text)
+    files = {"main_test.go": text}
+    sources = ["main_test.go"]
+    if package is not None:
+        files["cgm_main_test.go"] = _GO_WRAPPER.format(package=package[1])
+        sources.append("cgm_main_test.go")
     return Program(
-        (Step(argv=(toolchain["go"], "test", "-c", "-o", "main.test", "main_test.go"),
+        (Step(argv=(toolchain["go"], "test", "-c", "-o", "main.test", *sources),
               timeout=compile_timeout, env=_GO_ENV),
-         Step(argv=("./main.test", "-test.paniconexit0"), timeout=timeout)),
-        {"main_test.go": text},
+         Step(argv=("./main.test", "-test.paniconexit0"), timeout=timeout, vouch=True)),
+        files,
     )
 
 
@@ -351,8 +522,8 @@ def _rust_build(toolchain: Toolchain, text: str, compile_timeout: float,
                 timeout: float | None) -> Program:
     return Program(
         (Step(argv=(toolchain["rustc"], "main.rs", "-o", "main"), timeout=compile_timeout),
-         Step(argv=("./main",), timeout=timeout)),
-        {"main.rs": text},
+         Step(argv=("./main",), timeout=timeout, vouch=True)),
+        {"main.rs": _rust_finished(text)},
     )
 
 
@@ -587,6 +758,8 @@ def verdict(result: ExecutionResult, lang: Any) -> str:
     last = len(steps) - 1
     if last < spec.compile_steps and not steps[last].passed:
         return spec.classify_compile(steps[last])
+    if steps[last].status == "failed" and steps[last].returncode == 0:
+        return "Exception"  # it ended with status 0 before its tests finished (no token)
     outcome = spec.classify_run(steps[last])
     if outcome == "OK" and not result.passed:  # OK needs exit status 0 (MultiPL-E's pass@k)
         return "Exception"

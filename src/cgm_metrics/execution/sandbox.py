@@ -87,6 +87,10 @@ OPT_IN_MESSAGE = (
 )
 
 
+# the result of a program that exited without vouching that its tests ran to the end
+ENDED_EARLY = "failed: the program ended (exit status {status}) before its tests finished"
+
+
 class SandboxError(RuntimeError):
     """The harness failed (not the program): the sandbox could not be set up, its canary
     failed, or a program could not be started. The message names the cause and the fix."""
@@ -192,12 +196,19 @@ class Step:
     ``./NAME`` for a file in the run's private directory (e.g. what an earlier step built).
     ``timeout`` (seconds) overrides the limits' timeout for this step; ``env`` adds
     environment variables to the step's fixed environment (``PATH``, ``HOME`` and ``TMPDIR``
-    = the private directory, ``LANG=C.UTF-8``)."""
+    = the private directory, ``LANG=C.UTF-8``).
+
+    ``vouch`` (commands only): the command passes only when, besides exiting with status 0,
+    it wrote ``passed <token>`` to file descriptor 4, where ``<token>`` is a per-run secret it
+    can read from file descriptor 3 (a memory file; ``/proc/self/fd/3``). A language's harness
+    code writes that line after the program's last test (see ``languages.py``), so a program
+    that ends early with status 0 fails."""
 
     python: str | None = None
     argv: tuple[str, ...] | None = None
     timeout: float | None = None
     env: Mapping[str, str] | None = None
+    vouch: bool = False
 
     def __post_init__(self) -> None:
         if (self.python is None) == (self.argv is None):
@@ -226,6 +237,8 @@ class Step:
                         f"`env` must map variable names to strings, got {key!r}: {value!r}."
                     )
             object.__setattr__(self, "env", env)
+        if self.vouch and self.argv is None:
+            raise ValueError("`vouch` is for commands: a Python step always vouches.")
 
     def request(self, timeout: float) -> dict:
         """The step as the worker receives it."""
@@ -233,7 +246,7 @@ class Step:
             return {"kind": "python", "source": self.python, "timeout": timeout,
                     "env": dict(self.env or {})}
         return {"kind": "command", "argv": list(self.argv or ()), "timeout": timeout,
-                "env": dict(self.env or {})}
+                "env": dict(self.env or {}), "vouch": bool(self.vouch)}
 
 
 @dataclass(frozen=True)
@@ -535,6 +548,9 @@ def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
     timed_out = bool(record.get("timed_out"))
     if step.python is not None:
         vouched, result, limit = _parse_verdict(record.get("verdict", ""), nonce)
+    elif step.vouch:  # the token line alone: what else the program wrote there says nothing
+        vouched = f"passed {nonce}" in record.get("verdict", "").splitlines()
+        result, limit = None, None
     else:
         vouched, result, limit = returncode == 0, None, None
     passed = vouched and returncode == 0 and not timed_out
@@ -552,11 +568,8 @@ def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
     if result is None or result == "passed" and not passed:
         if signal_number is not None:
             result = f"failed: killed by {_signal_name(signal_number)}"
-        elif step.python is not None:
-            result = (
-                f"failed: the program ended (exit status {returncode}) before its tests ran "
-                "to the end"
-            )
+        elif step.python is not None or step.vouch and returncode == 0:
+            result = ENDED_EARLY.format(status=returncode)
         else:
             result = f"failed: exit status {returncode}"
     return StepResult(
