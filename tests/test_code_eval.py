@@ -15,6 +15,7 @@ import warnings
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -259,6 +260,90 @@ def test_honest_programs_still_pass_after_replacing_functions(opted_in):
         predictions=[[c] for c in candidates], references=[FAILING_TEST] * 3, k=[1]
     )
     assert [results[i][0][1]["passed"] for i in range(3)] == [True, True, True]
+
+
+# --- what a program sees of the host ----------------------------------------------------------
+
+_CALLER = """
+import json, sys
+from cgm_metrics.execution.code_eval import compute_code_eval
+secret, notes = sys.argv[1], sys.argv[2]
+probe = (
+    "import os\\n"
+    "def seen(path):\\n"
+    "    try:\\n"
+    "        return open(path).read()\\n"
+    "    except OSError as error:\\n"
+    "        return None\\n"
+)
+test = (
+    f"assert seen({secret!r}) is None, seen({secret!r})\\n"
+    f"assert seen({notes!r}) is None, seen({notes!r})\\n"
+    f"assert not os.path.exists(os.path.dirname({secret!r})) or "
+    f"os.listdir(os.path.dirname({secret!r})) == []\\n"
+)
+_, results = compute_code_eval([[probe]], [test], k=[1], allow_code_execution=True)
+print(json.dumps(results[0][0][1]))
+"""
+
+
+@needs_sandbox
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_the_caller_s_folder_and_user_files_are_invisible(tmp_path, how):
+    """A caller's script (or module, run with -m: the current folder on sys.path) beside a
+    mode-0600 .env with a token, and a world-readable file in a user folder: a program sees
+    neither (nor lists the folder), however the caller was started."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    from conftest import ROOT
+
+    project = Path(tempfile.mkdtemp(prefix=".cgm-isolation-", dir=ROOT))
+    try:
+        project.chmod(0o755)
+        secret = project / ".env"
+        secret.write_text("TOKEN=cgm-secret-4711\n")
+        secret.chmod(0o600)
+        notes = project / "notes.txt"
+        notes.write_text("world-readable user data\n")
+        notes.chmod(0o644)
+        (project / "caller.py").write_text(_CALLER)
+        command = ([sys.executable, "caller.py"] if how == "script"
+                   else [sys.executable, "-m", "caller"])
+        env = {**os.environ, "HF_EVALUATE_OFFLINE": "1"}
+        done = subprocess.run([*command, str(secret), str(notes)], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        record = json.loads(done.stdout.strip().splitlines()[-1])
+        assert record["passed"], record
+        assert "cgm-secret-4711" not in done.stdout + done.stderr
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+
+
+@needs_sandbox
+def test_only_the_system_folders_and_the_interpreter_are_visible():
+    """Every top-level folder but the system's (and every folder of /var but its system
+    ones) is empty inside, but for the way to the interpreter's own folders."""
+    from cgm_metrics.execution.sandbox import hidden_dirs, run_program, visible_paths
+
+    hidden, visible = hidden_dirs(), visible_paths()
+    assert {"/srv", "/mnt", "/home", "/root"} & set(hidden) or not any(
+        Path(p).is_dir() for p in ("/srv", "/mnt", "/home", "/root"))
+    program = (
+        f"import os\nhidden, visible = {hidden!r}, {visible!r}\nshown = {{}}\n"
+        "for folder in hidden:\n"
+        "    for name in (os.listdir(folder) if os.path.isdir(folder) else []):\n"
+        "        path = os.path.join(folder, name)\n"
+        "        if not any(v == path or v.startswith(path + '/') for v in visible):\n"
+        "            shown[path] = True\n"
+        "assert not shown, sorted(shown)\n"
+    )
+    result = run_program(program, timeout=30, allow_code_execution=True)
+    assert result.passed, result.stderr[-2000:]
 
 
 # --- inputs code_eval would misread, and the extras ------------------------------------------

@@ -614,10 +614,12 @@ def test_a_program_of_several_steps_shares_its_private_directory():
 
 @needs_sandbox
 def test_the_private_directory_is_empty_with_a_needed_path_under_tmp(monkeypatch):
-    """A sys.path entry under /tmp (evaluate appends its modules cache, which the tests keep
-    in a temporary folder) is bound back into each run's fresh /tmp; the run's own directory
+    """A site-packages folder of sys.path under /tmp (a venv made in a temporary folder) is
+    bound back into each run's fresh /tmp; the run's own directory
     must still start empty, whichever tests ran before in the same process."""
-    needed = Path(tempfile.mkdtemp(prefix="cgm-needed-", dir="/tmp"))
+    top = Path(tempfile.mkdtemp(prefix="cgm-needed-", dir="/tmp"))
+    needed = top / "site-packages"  # installed packages: what a run sees of sys.path
+    needed.mkdir()
     try:
         (needed / "cgm_needed_probe.py").write_text("VALUE = 7\n")
         monkeypatch.syspath_prepend(str(needed))
@@ -629,7 +631,7 @@ def test_the_private_directory_is_empty_with_a_needed_path_under_tmp(monkeypatch
                                  "open('left.txt', 'w').write('x')")
                 assert result.passed, result.stderr[-2000:]
     finally:
-        shutil.rmtree(needed, ignore_errors=True)
+        shutil.rmtree(top, ignore_errors=True)
 
 
 @needs_sandbox

@@ -312,7 +312,7 @@ class FileSystem:
         mount(None, "/", None, MS_REC | MS_PRIVATE)
         needed = sorted(set(config["visible_paths"]))
         covers = {d: "mode=1777,size=1m" for d in self.scratch}
-        for home in config["home_dirs"]:
+        for home in config["home_dirs"] + config.get("hidden_dirs", []):
             if os.path.isdir(home) and home != "/":
                 covers.setdefault(home, "mode=755,size=1m")
         scratch_real = [os.path.realpath(d) for d in self.scratch]

@@ -46,7 +46,7 @@ from .sandbox import (
     SandboxError,
     Step,
     StepResult,
-    _home_dirs,
+    hidden_dirs,
     require_opt_in,
     run_programs,
 )
@@ -159,15 +159,17 @@ class Toolchain:
 
 
 def _exposed_root(path: str) -> str | None:
-    """The installation folder of a tool found below a home folder (the parent of its
-    ``bin``, or its own folder), which the sandbox hides unless told; None elsewhere."""
-    homes = _home_dirs()
-    if not any(path.startswith(home.rstrip("/") + "/") for home in homes):
+    """The installation folder of a tool found where the sandbox hides the host (a home
+    folder, /opt, a project's folder: anything but the system's folders), which the sandbox
+    then shows, exactly that folder: the parent of its ``bin``, or its own folder; None for a
+    tool in a system folder."""
+    hidden = hidden_dirs()
+    if not any(path.startswith(folder.rstrip("/") + "/") for folder in hidden):
         return None
     folder = os.path.dirname(path)
     if os.path.basename(folder) == "bin":
         folder = os.path.dirname(folder)
-    return None if folder in homes else folder
+    return None if folder in hidden or folder == "/" else folder
 
 
 # --- verdicts ---------------------------------------------------------------------------------

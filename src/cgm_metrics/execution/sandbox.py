@@ -415,17 +415,61 @@ def _home_dirs() -> list[str]:
     return sorted({os.path.realpath(h) for h in homes if h and os.path.isabs(h)} - {"/"})
 
 
-def visible_paths() -> list[str]:
-    """What a run sees of the host beyond the read-only root: the interpreter's prefixes, its
-    executable's directory and every ``sys.path`` entry (``.pth`` entries included).
+# What a run sees of the host's root: the system's folders (read-only), nothing else. Every
+# other top-level folder (/home, /root, /srv, /mnt, /media, /opt, /data, a project's /work...)
+# and every folder of /var but these is covered by an empty one; the interpreter, its packages
+# and the toolchains that live there are bound back, each exactly its own folder.
+SYSTEM_DIRS = ("/bin", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run",
+               "/sbin", "/sys", "/tmp", "/usr", "/var")
+SYSTEM_VAR_DIRS = ("/var/cache", "/var/lib", "/var/lock", "/var/run", "/var/tmp")
 
-    The current directory (``''``), the home directory itself and its ancestors are never among
-    them: the home directory shows only these paths.
+
+def hidden_dirs() -> list[str]:
+    """The host's folders every run sees empty: the top-level folders but
+    :data:`SYSTEM_DIRS`, the folders of /var but :data:`SYSTEM_VAR_DIRS`, and the home
+    directory (see :func:`visible_paths` for what is bound back)."""
+    hidden = set(_home_dirs())
+    for parent, kept in (("/", SYSTEM_DIRS), ("/var", SYSTEM_VAR_DIRS)):
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(parent, name)
+            if path not in kept and os.path.isdir(path) and not os.path.islink(path):
+                hidden.add(path)
+    return sorted(hidden)
+
+
+def _is_package_folder(path: str) -> bool:
+    parts = Path(path).parts
+    return "site-packages" in parts or "dist-packages" in parts
+
+
+def visible_paths() -> list[str]:
+    """What a run sees of the host beyond the system's folders (:data:`SYSTEM_DIRS`): the
+    interpreter's prefixes, its executable's directory, and the ``sys.path`` entries that are
+    its standard library or installed packages (inside a prefix, or a ``site-packages`` /
+    ``dist-packages`` folder, such as a venv's base added by a ``.pth`` file).
+
+    Never the caller's current or script folder, a ``PYTHONPATH`` folder or the source folder
+    of a package installed in editable mode (a project's folder): their files stay hidden,
+    whatever their permissions. Nor the home directory itself or its ancestors: a venv or an
+    interpreter in the home directory or a project shows exactly its own folder.
     """
-    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    candidates = list(prefixes)
     candidates += [os.path.dirname(os.path.abspath(sys.executable))]
     candidates += [os.path.dirname(os.path.realpath(sys.executable))]
-    candidates += [entry for entry in sys.path if isinstance(entry, str) and entry]
+    roots = {os.path.realpath(p) for p in prefixes} | {os.path.abspath(p) for p in prefixes}
+    for entry in sys.path:
+        if not isinstance(entry, str) or not os.path.isabs(entry):
+            continue
+        real = os.path.realpath(entry)
+        inside = any(_below(path, root) for root in roots
+                     for path in (real, os.path.abspath(entry)) if root != "/")
+        if inside or _is_package_folder(real) or _is_package_folder(entry):
+            candidates.append(entry)
     homes = _home_dirs()
     found = set()
     for candidate in candidates:
@@ -438,6 +482,10 @@ def visible_paths() -> list[str]:
                 continue
             found.add(path)
     return sorted(found)
+
+
+def _below(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def check_paths(paths: Iterable[str]) -> list[str]:
@@ -684,6 +732,7 @@ class Sandbox:
             {
                 "visible_paths": self._paths,
                 "home_dirs": _home_dirs(),
+                "hidden_dirs": hidden_dirs(),
                 "sys_path": [entry for entry in sys.path if isinstance(entry, str)],
                 "uid": self.uid,
                 "namespaces": namespaces,
