@@ -346,6 +346,49 @@ def test_only_the_system_folders_and_the_interpreter_are_visible():
     assert result.passed, result.stderr[-2000:]
 
 
+# --- a sample is judged on its own -------------------------------------------------------------
+
+
+@needs_sandbox
+def test_an_oversized_or_unencodable_candidate_is_that_sample_s_failure(opted_in):
+    """A 140 MB candidate (larger than max_file_mb) and one with a lone surrogate fail, each
+    with its reason; the other samples of the run are judged as usual."""
+    prompt = "function add(a, b) {\n"
+    test = ("const assert = require('node:assert');\n"
+            "assert.deepEqual(add(2, 3), 5);\n")
+    right, wrong = prompt + "  return a + b;\n}\n", prompt + "  return a - b;\n}\n"
+    huge = prompt + "  return a + b;\n}\n" + "// " + "x" * (140 * 1024 * 1024) + "\n"
+    lone = prompt + "  return a + b; // \udcff\n}\n"
+    _, results = compute_code_eval([[right, huge, lone, wrong]], [test], k=[1], num_workers=1,
+                                   lang="javascript")
+    records = [record for _, record in results[0]]
+    assert [r["passed"] for r in records] == [True, False, False, False]
+    assert records[1]["limit"] == "max_file_mb" and records[1]["verdict"] == "Exception"
+    assert records[1]["result"].startswith("failed: the file main.js (140.0 MiB) is larger "
+                                           "than max_file_mb (64 MiB)"), records[1]
+    assert records[2]["result"].startswith("failed: the file main.js is not valid text: "
+                                           "surrogates not allowed ('\\udcff'"), records[2]
+    assert records[3]["verdict"] == "AssertionError"
+
+
+def test_the_module_names_an_unencodable_candidate_and_an_empty_test(opted_in):
+    """Through evaluate (Arrow stores UTF-8 only), a lone surrogate is an error naming the
+    candidate, never pyarrow's; an empty or blank test is refused by its index (every
+    candidate would pass untested)."""
+    module = load("cgm/code_eval")
+    with pytest.raises(ValueError, match=r"`predictions\[0\]\[1\]` is not valid text"):
+        module.compute(predictions=[["x = 1", "x = '\udcff'"]], references=["assert x"], k=[1])
+    with pytest.raises(ValueError, match=r"`references\[1\]` is not valid text"):
+        module.compute(predictions=[["x = 1"], ["x = 1"]],
+                       references=["assert x", "assert '\udcff'"], k=[1])
+    for blank in ("", "  \n\t"):
+        with pytest.raises(ValueError, match=r"`references\[1\]` is an empty test program"):
+            module.compute(predictions=[["x = 1"], ["x = 1"]], references=["assert x", blank],
+                           k=[1])
+        with pytest.raises(ValueError, match=r"`references\[0\]` is an empty test program"):
+            compute_code_eval([["x = 1"]], [blank], k=[1])
+
+
 # --- inputs code_eval would misread, and the extras ------------------------------------------
 
 

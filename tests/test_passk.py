@@ -424,20 +424,22 @@ def test_bad_sample_files_name_the_file_and_line(tmp_path, capsys, lines, messag
 BAD_PROBLEMS = [
     (['{"task_id": "a", "prompt": "", "test": ""}'],
      r"p\.jsonl, line 1: no 'entry_point'"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f"}',
-      '{"task_id": "a", "prompt": "", "test": "", "entry_point": "g"}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f"}',
+      '{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "g"}'],
      r"p\.jsonl, line 2: task a again \(first on line 1\)"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "c_sharp"}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f", "language": "c_sharp"}'],
      r"p\.jsonl, line 1 \(task a\): programs in language 'c_sharp' cannot be run here"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "cobolx"}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f", "language": "cobolx"}'],
      r"p\.jsonl, line 1 \(task a\): programs in language 'cobolx' cannot be run here"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": 3}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f", "language": 3}'],
      r"p\.jsonl, line 1 \(task a\): 'language' must be the name of a language"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f(x)"}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f(x)"}'],
      r"p\.jsonl, line 1 \(task a\): 'entry_point' must be the name"),
-    (['{"task_id": [1], "prompt": "", "test": "", "entry_point": "f"}'],
+    (['{"task_id": [1], "prompt": "", "test": "assert f", "entry_point": "f"}'],
      r"p\.jsonl, line 1: 'task_id' must be a string or a whole number"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f"', ''],
+    (['{"task_id": "a", "prompt": "", "test": " \\n", "entry_point": "f"}'],
+     r"p\.jsonl, line 1 \(task a\): 'test' is empty: every sample would pass"),
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f"', ''],
      r"p\.jsonl, line 1: malformed JSON"),
 ]
 
@@ -465,7 +467,8 @@ def test_problem_files_plain_or_gzip_and_their_languages(tmp_path):
     assert read_problems(tmp_path / "he.data").task_ids == compressed.task_ids
     # whole-number task ids (MBPP) match the samples' numbers; language "Python" is Python
     mbpp = write_jsonl(tmp_path / "mbpp.jsonl", [
-        {"task_id": 11, "prompt": "", "test": "", "entry_point": "f", "language": "Python"}])
+        {"task_id": 11, "prompt": "", "test": "assert f", "entry_point": "f",
+         "language": "Python"}])
     problems = read_problems(mbpp)
     assert problems.task_ids == ["11"] and problems.problems[0].language == "python"
     samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": 11, "completion": ["a", "b"]}])

@@ -756,6 +756,8 @@ def verdict(result: ExecutionResult, lang: Any) -> str:
     spec = get_language(lang)
     steps = result.steps
     if not steps:
+        if result.status in ("failed", "killed") and not result.passed:
+            return "Exception"  # refused before it ran (a text too large or not encodable)
         raise ValueError("the result has no step: it is not a run of a program.")
     last = len(steps) - 1
     if last < spec.compile_steps and not steps[last].passed:
@@ -784,7 +786,7 @@ def _message(spec: ExecutionLanguage, result: ExecutionResult, outcome: str) -> 
     """code_eval's result string; for a command, which step failed and how."""
     if outcome == "OK":
         return "passed"
-    if outcome == "Timeout" or spec.name == "python":
+    if outcome == "Timeout" or spec.name == "python" or not result.steps:
         return "timed out" if outcome == "Timeout" else result.result
     compiling = len(result.steps) <= spec.compile_steps
     how = result.steps[-1].result.removeprefix("failed: ")

@@ -316,6 +316,27 @@ class ExecutionResult:
     timing: Mapping[str, float] = field(default_factory=dict)
 
 
+def _unrunnable(steps: Sequence[Step], files: Mapping[str, str],
+                limits: Limits) -> tuple[str, str | None] | None:
+    """Why a program cannot even be written into its private directory: ``(result,
+    limit)``, or None: a text that UTF-8 cannot encode (a lone surrogate), or a file larger
+    than ``max_file_mb`` (the largest file a program may write; its directory holds twice
+    that)."""
+    texts = [(f"the file {name}", text) for name, text in files.items()]
+    texts += [("the program", step.python) for step in steps if step.python is not None]
+    for what, text in texts:
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError as error:
+            return (f"failed: {what} is not valid text: {error.reason} "
+                    f"({text[error.start]!r} at character {error.start}); it cannot be "
+                    "written as UTF-8", None)
+        if what != "the program" and size > limits.max_file_mb * 1024 * 1024:
+            return (f"failed: {what} ({size / (1024 * 1024):.1f} MiB) is larger than "
+                    f"max_file_mb ({limits.max_file_mb} MiB)", "max_file_mb")
+    return None
+
+
 def _as_steps(program: Any) -> list[Step]:
     if isinstance(program, str):
         return [Step(python=program)]
@@ -867,6 +888,13 @@ class Sandbox:
         written = dict(program.files) if isinstance(program, Program) else {}
         written.update(_check_files(files))
         timeouts = [step.timeout if step.timeout is not None else limits.timeout for step in steps]
+        refused = _unrunnable(steps, written, limits)
+        if refused is not None:  # this program's failure, decided before it is sent
+            return ExecutionResult(
+                passed=False, status="killed" if refused[1] else "failed", returncode=-1,
+                stdout="", stderr="", isolation=self.isolation, duration=0.0,
+                leftover_processes=0, uid=self.uid, result=refused[0], limit=refused[1],
+            )
         nonce = secrets.token_hex(32)
         request = {
             "op": "run",
