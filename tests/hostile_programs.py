@@ -232,3 +232,32 @@ def language_program(lang: str, right: bool, trick: str | None = None) -> str:
     op = "+" if right else "-"
     return (LANGUAGE_TASKS[lang].replace("{body}", body).replace("{top}", top)
             .replace("{op}", op))
+
+
+# --- limits: a memory bomb and an output flood per language -----------------------------------
+
+MEMORY_BOMBS: dict[str, str] = {
+    "cpp": ("#include <bits/stdc++.h>\nint main() {\n    std::vector<std::vector<char>> v;\n"
+            "    while (true) v.emplace_back(1 << 20, 'x');\n}\n"),
+    "java": ("import java.util.*;\nclass Problem {\n    public static void main(String[] a) {\n"
+             "        List<long[]> l = new ArrayList<>();\n"
+             "        while (true) l.add(new long[1 << 20]);\n    }\n}\n"),
+    "javascript": "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1.5));\n",
+    "typescript": "const a: number[][] = [];\nwhile (true) a.push(new Array(1e6).fill(1.5));\n",
+    "go": ("package bomb_test\n\nimport \"testing\"\n\nvar s [][]byte\n\n"
+           "func TestBomb(t *testing.T) {\n\tfor {\n\t\tb := make([]byte, 1<<20)\n\t\tb[0] = 1\n"
+           "\t\ts = append(s, b)\n\t}\n}\n"),
+    "rust": ("fn main() {\n    let mut v: Vec<Vec<u8>> = Vec::new();\n"
+             "    loop {\n        v.push(vec![1u8; 1 << 20]);\n    }\n}\n"),
+    "php": "<?php\n$a = [];\nwhile (true) { $a[] = str_repeat('x', 1 << 20); }\n",
+    "ruby": "a = []\nloop { a << ('x' * (1 << 20)) }\n",
+    "lua": "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 1 << 20) .. #t end\n",
+    "bash": "s=xxxxxxxxxxxxxxxx\nwhile true; do s=\"$s$s\"; done\n",
+}
+
+OUTPUT_FLOODS: dict[str, str] = {
+    "bash": "yes\n",
+    "cpp": "#include <cstdio>\nint main() {\n    while (true) std::puts(\"flood\");\n}\n",
+    "javascript": "while (true) console.log('flood');\n",
+    "ruby": "loop { puts 'flood' }\n",
+}

@@ -548,6 +548,7 @@ class Run:
             "duration": ended - begun,
             "killed": killed,
             "leftover": leftover,
+            "output_bytes": max(os.fstat(out).st_size, os.fstat(err).st_size),
             "stdout": _tail(out, OUTPUT_LIMIT),
             "stderr": _tail(err, OUTPUT_LIMIT),
             "verdict": _head(verdict, VERDICT_LIMIT),

@@ -29,6 +29,7 @@ keys (``cpp``, ``java``, ``js``, ``ts``, ``go_test.go``, ``rs``, ``php``, ``rb``
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -277,6 +278,12 @@ class ExecutionLanguage:
     )
     multipl_e: str = ""  # MultiPL-E's command line, for the documentation
     notes: str = ""  # where our verdict differs from MultiPL-E's harness on purpose
+    # how a pass proves the tests ran to their end (see "the completion proof" below)
+    proof: str = ""
+    # what its tools print when an allocation fails under the memory limit (memory_mb)
+    memory_errors: tuple[str, ...] = ()
+    # the program's commands sized to the memory limit (memory_mb), e.g. the JVM's flags
+    fit: Callable[[Program, int], Program] | None = None
 
 
 def _python_build(toolchain: Toolchain, text: str, compile_timeout: float,
@@ -486,6 +493,30 @@ def _java_build(toolchain: Toolchain, text: str, compile_timeout: float,
     )
 
 
+def _java_memory_flags(memory_mb: int) -> tuple[str, ...]:
+    """The JVM sized to the address-space limit: its heap a quarter of it (the JVM's own
+    rule, applied to the limit instead of the machine's memory), its fixed reservations
+    (1 GiB of class space, 240 MiB of code cache) shrunk, so that any memory_mb >= 1024 runs."""
+    return (f"-XX:MaxRAM={memory_mb}m", "-XX:CompressedClassSpaceSize=64m",
+            "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=192m", "-XX:+UseSerialGC",
+            "-XX:-UsePerfData")
+
+
+def _java_fit(program: Program, memory_mb: int) -> Program:
+    flags = _java_memory_flags(memory_mb)
+    steps = []
+    for step in program.steps:
+        argv = tuple(step.argv or ())
+        name = os.path.basename(argv[0]) if argv else ""
+        if name == "javac":
+            argv = (argv[0], *(f"-J{flag}" for flag in flags), *argv[1:])
+        elif name == "java":
+            argv = (argv[0], *flags, *argv[1:])
+        env = {**(step.env or {}), "MALLOC_ARENA_MAX": "2"}  # glibc's arenas: 64 MiB each
+        steps.append(dataclasses.replace(step, argv=argv, env=env))
+    return dataclasses.replace(program, steps=tuple(steps))
+
+
 def _typescript_build(toolchain: Toolchain, text: str, compile_timeout: float,
                       timeout: float | None) -> Program:
     node = toolchain["node"]
@@ -574,6 +605,9 @@ _CANARIES = {
             "    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n}\n\nrun_test\n",
 }
 
+_NODE_MEMORY = ("JavaScript heap out of memory", "Fatal process out of memory",
+                "Array buffer allocation failed", "Fatal JavaScript invalid size error")
+
 LANGUAGES: dict[str, ExecutionLanguage] = {
     spec.name: spec
     for spec in (
@@ -582,27 +616,44 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
             _CANARIES["python"],
             multipl_e="python3 F (15 s); here the sandbox's own interpreter, as evaluate's "
                       "code_eval runs a program (exec in a fresh namespace)",
+            proof="the sandbox's runner writes the token after the program text returned",
         ),
         ExecutionLanguage(
             "cpp", "C++", ("c++", "cxx", "cc"), (GXX,), _cpp_build, _exit_status, 15.0,
             _CANARIES["cpp"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
             multipl_e="g++ F -o F_noext -std=c++17, then F_noext (15 s each)",
+            proof="the test's main is renamed (-Dmain=...) and called by ours, compiled apart, "
+                  "which writes the token when it returns",
+            memory_errors=("std::bad_alloc", "out of memory allocating",
+                           "virtual memory exhausted"),
         ),
         ExecutionLanguage(
             "java", "Java", (), (JAVAC, JAVA, JAVATUPLES), _java_build, _exit_status, 15.0,
             _CANARIES["java"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
             multipl_e="javac -encoding UTF8 -d DIR F (javatuples on the classpath), then "
                       "java -ea -cp DIR:javatuples.jar Problem (15 s each)",
+            notes="the JVM is sized to memory_mb (a quarter of it for the heap, as the JVM "
+                  "sizes it from the machine's memory)",
+            proof="our main class calls Problem.main (Problem's static initializers run then) "
+                  "and writes the token when it returns",
+            memory_errors=("java.lang.OutOfMemoryError", "insufficient memory for the Java "
+                           "Runtime Environment", "Could not reserve enough space"),
+            fit=_java_fit,
         ),
         ExecutionLanguage(
             "javascript", "JavaScript", ("js", "node", "nodejs"), (NODE,), _single("node",
             "main.js"), _javascript, 5.0, _CANARIES["javascript"],
             multipl_e="node F (5 s)",
+            proof="a statement after the text writes the token (a throw, a top-level return "
+                  "or an exit skips it)",
+            memory_errors=_NODE_MEMORY,
         ),
         ExecutionLanguage(
             "typescript", "TypeScript", ("ts",), (NODE, TSC), _typescript_build, _typescript,
             15.0, _CANARIES["typescript"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
             multipl_e="tsc --target esnext F.ts, then node F.js (15 s each)",
+            proof="a statement after the text writes the token (a throw or an exit skips it)",
+            memory_errors=_NODE_MEMORY,
         ),
         ExecutionLanguage(
             "go", "Go", ("golang", "go_test.go"), (GO,), _go_build, _go, 15.0, _CANARIES["go"],
@@ -611,6 +662,9 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
                       "setup is a SyntaxError); here go test -c, then the test binary",
             notes="a run that fails without printing FAIL is an Exception here (MultiPL-E "
                   "would record OK with a nonzero exit code, which its pass@k does not count)",
+            proof="our TestMain (in the test's package) runs the tests and writes the token "
+                  "when they passed; a program's own TestMain does not build",
+            memory_errors=("runtime: out of memory", "cannot allocate memory"),
         ),
         ExecutionLanguage(
             "rust", "Rust", ("rs",), (RUSTC,), _rust_build, _exit_status, 5.0,
@@ -618,6 +672,9 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
             classify_compile=_rust_compile,
             multipl_e="rustc F -o F_noext (edition 2015, 15 s; a compile timeout is Timeout), "
                       "then F_noext (5 s)",
+            proof="the test's (last) fn main is renamed and called by ours, which writes the "
+                  "token when it returns",
+            memory_errors=("memory allocation of ",),
         ),
         ExecutionLanguage(
             "php", "PHP", (), (PHP,), _single("php", "main.php"), _php, 15.0, _CANARIES["php"],
@@ -625,11 +682,16 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
             notes="a parse error is a SyntaxError wherever PHP prints it (MultiPL-E looks for "
                   "it on stdout only, where PHP's CLI with Debian's php.ini never prints it, "
                   "and records Exception); a timeout is Timeout (MultiPL-E: Exception)",
+            proof="a statement after the text (back in PHP mode) writes the token",
+            memory_errors=("Allowed memory size of", "Out of memory"),
         ),
         ExecutionLanguage(
             "ruby", "Ruby", ("rb",), (RUBY,), _single("ruby", "main.rb"), _ruby, 5.0,
             _CANARIES["ruby"],
             multipl_e="ruby F (5 s); a failed run that wrote to stderr is a SyntaxError",
+            proof="test-unit's tests run at the end of the text (not at exit, after the "
+                  "program's own exit handlers), and the token follows when they passed",
+            memory_errors=("NoMemoryError", "failed to allocate memory"),
         ),
         ExecutionLanguage(
             "lua", "Lua", (), (LUA, LUAUNIT), _single("lua", "main.lua"), _lua, 15.0,
@@ -637,11 +699,16 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
             multipl_e="lua F (Lua 5.3 with luaunit, 15 s)",
             notes="a chunk that does not parse is a SyntaxError (MultiPL-E's Lua rule has no "
                   "SyntaxError and records Exception)",
+            proof="the last `os.exit(lu.LuaUnit.run())` writes the token when no test failed, "
+                  "before it exits",
+            memory_errors=("not enough memory",),
         ),
         ExecutionLanguage(
             "bash", "Bash", ("sh", "shell"), (BASH,), _single("bash", "main.sh"), _bash, 15.0,
             _CANARIES["bash"],
             multipl_e="bash F (15 s)",
+            proof="a command after the text writes the token when the last command succeeded",
+            memory_errors=("cannot allocate memory", "xmalloc: cannot allocate"),
         ),
     )
 }
@@ -800,7 +867,23 @@ def outcome_of(result: ExecutionResult, lang: Any) -> Outcome:
     program of ``lang`` built by :func:`steps_for` or :func:`program_of`."""
     spec = get_language(lang)
     outcome = verdict(result, spec.name)
+    if outcome != "OK" and result.limit is None and result.steps:
+        step = result.steps[-1]
+        if any(error in step.stderr or error in step.stdout for error in spec.memory_errors):
+            # an allocation failed: the memory limit ended it, whatever the tool's status
+            named = dataclasses.replace(step, status="killed", limit="memory_mb")
+            result = dataclasses.replace(result, status="killed", limit="memory_mb",
+                                         steps=(*result.steps[:-1], named))
     return Outcome(outcome == "OK", outcome, result, _message(spec, result, outcome))
+
+
+def fitted(program: Any, limits: Limits) -> Any:
+    """``program`` with its commands sized to ``limits.memory_mb`` where its language needs
+    it (the JVM); any other program as it is."""
+    if not isinstance(program, LanguageProgram):
+        return program
+    spec = get_language(program.language)
+    return program if spec.fit is None else spec.fit(program, limits.memory_mb)
 
 
 def run_checked(sandbox: Sandbox, program: Any, limits: Limits | None,
@@ -814,7 +897,7 @@ def run_checked(sandbox: Sandbox, program: Any, limits: Limits | None,
         timeout = limits.timeout if limits is not None else sandbox.limits.timeout
         check_toolchain_in(sandbox, spec, find_toolchain(spec.name), timeout)
         checked.add(spec.name)
-    return sandbox.run(program, limits=limits)
+    return sandbox.run(fitted(program, limits or sandbox.limits), limits=limits)
 
 
 def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Toolchain,
@@ -825,6 +908,8 @@ def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Too
         return  # the sandbox's own canary covered the interpreter
     program = spec.build(toolchain, spec.canary, max(spec.compile_timeout or 0.0, 60.0),
                          max(timeout, 30.0))
+    if spec.fit is not None:
+        program = spec.fit(program, sandbox.limits.memory_mb)
     result = sandbox.run(program)
     outcome = verdict(result, spec.name)
     if outcome == "OK":
@@ -872,7 +957,8 @@ def run_sources(
     if spec.name == "python":
         built = texts  # the sandbox's own interpreter, as today
     else:
-        built = [steps_for(spec.name, text, limits.timeout, toolchain) for text in texts]
+        built = [fitted(steps_for(spec.name, text, limits.timeout, toolchain), limits)
+                 for text in texts]
 
     def prepare(sandbox: Sandbox) -> None:
         check_toolchain_in(sandbox, spec, toolchain, limits.timeout)

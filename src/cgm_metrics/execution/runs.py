@@ -63,9 +63,10 @@ def verdict_of(result: ExecutionResult, program: Any = None) -> Verdict:
     if isinstance(program, LanguageProgram):
         outcome = outcome_of(result, program.language)
         # a run whose every step exited 0 but whose output reports a failure (Go) failed
+        named = outcome.result  # with the limit its output names (a failed allocation)
         status = ("passed" if outcome.passed
-                  else "failed" if result.status == "passed" else result.status)
-        return Verdict(outcome.passed, status, outcome.message, result.limit, duration,
+                  else "failed" if named.status == "passed" else named.status)
+        return Verdict(outcome.passed, status, outcome.message, named.limit, duration,
                        outcome.verdict, program.language)
     return Verdict(bool(result.passed), result.status, result.result, result.limit, duration)
 

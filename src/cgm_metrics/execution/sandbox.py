@@ -606,7 +606,7 @@ def _parse_verdict(text: str, nonce: str) -> tuple[bool, str | None, str | None]
     return vouched, result, limit
 
 
-def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
+def _step_result(step: Step, record: dict, nonce: str, max_file_bytes: int = 0) -> StepResult:
     status_word = int(record["wait_status"])
     if os.WIFSIGNALED(status_word):
         signal_number = os.WTERMSIG(status_word)
@@ -632,6 +632,11 @@ def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
         result = "failed: killed by SIGXFSZ (the file size limit)"
     elif limit is not None:
         status = "killed"
+    elif max_file_bytes and int(record.get("output_bytes", 0)) >= max_file_bytes:
+        # its output reached the file size limit: a process of it ended by SIGXFSZ (a shell
+        # reports 128 + 25), or a write that failed with EFBIG
+        status, limit = "killed", "max_file_mb"
+        result = "failed: its output reached the file size limit (max_file_mb)"
     else:
         status = "failed"
     if result is None or result == "passed" and not passed:
@@ -934,7 +939,8 @@ class Sandbox:
                 + self._stderr_tail()
             )
         results = tuple(
-            _step_result(step, record, nonce) for step, record in zip(steps, records, strict=False)
+            _step_result(step, record, nonce, limits.max_file_mb * 1024 * 1024)
+            for step, record in zip(steps, records, strict=False)
         )
         last = results[-1]
         passed = len(results) == len(steps) and all(r.passed for r in results)
