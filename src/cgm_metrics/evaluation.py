@@ -30,11 +30,13 @@ naming the metric, the system or the option.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, MetricUnavailableError, UnsupportedLanguageError
@@ -575,6 +577,7 @@ class ProblemEvaluation(Evaluation):
         progress: bool = False,
         results: str | None = None,
         require_isolation: bool = True,
+        resume: bool = False,
     ) -> None:
         from .execution.problems import ProblemSet
 
@@ -585,6 +588,10 @@ class ProblemEvaluation(Evaluation):
         self.problems = problems
         self.results = results
         self.require_isolation = require_isolation
+        if resume and results is None:
+            raise InputError("resume needs the results file of the interrupted run: give "
+                             "--results FILE with --resume.")
+        self.resume = resume
         self.code_metrics = {name: metric for name, metric in metric_set.metrics.items()
                              if metric.runs_code}
         self.settings = self._check()
@@ -650,10 +657,15 @@ class ProblemEvaluation(Evaluation):
         runs = {name: SystemRun(np.empty(f.n_samples, dtype=np.int64),
                                 np.full(f.n_samples, -1, dtype=np.int8))
                 for name, f in zip(names, files, strict=True)}
+        # --resume: the runs the interrupted run's results file holds, by attempt
+        earlier = self._earlier_runs(names, files, limits, retry_timeout)
+        done = {attempt: {key for key in earlier if attempt in earlier[key]} for attempt in (1, 2)}
 
-        def items(selection: set[tuple[int, int]] | None = None):
+        def items(selection: set[tuple[int, int]] | None = None, attempt: int = 1):
             for s, sample_file in enumerate(files):
                 for position, sample in enumerate(iter_samples(sample_file, self.problems)):
+                    if (s, position) in done[attempt]:
+                        continue
                     if selection is None or (s, position) in selection:
                         program = program_for(self.problems.problems[sample.task],
                                               sample.completion)
@@ -662,13 +674,26 @@ class ProblemEvaluation(Evaluation):
         def run(selection, run_limits, attempt, write) -> list[tuple[int, int, bool]]:
             """Run the programs; ``(system, position, passed before)`` of each re-run."""
             total = (sum(f.n_samples for f in files) if selection is None else len(selection))
+            changed = []
+            for (s, position), by_attempt in earlier.items():  # resumed: as they ended then
+                record = by_attempt.get(attempt)
+                if record is None or selection is not None and (s, position) not in selection:
+                    continue
+                system_run = runs[names[s]]
+                before = int(system_run.status[position])
+                system_run.tasks[position] = record["_task"]
+                system_run.status[position] = STATUSES.index(record["status"])
+                if attempt > 1:
+                    changed.append((s, position, before == 0))
+                write.line(record["_line"])
+                total -= 1
             bar = _progress_bar(total, self.progress, "programs" if attempt == 1 else "re-runs",
                                 unit="program")
-            changed = []
+            verdicts = execute(items(selection, attempt), run_limits, workers=self.jobs,
+                               ray=self.ray, require_isolation=self.require_isolation,
+                               progress=bar.update)
             try:
-                for (s, position, sample), verdict in execute(
-                        items(selection), run_limits, workers=self.jobs, ray=self.ray,
-                        require_isolation=self.require_isolation, progress=bar.update):
+                for (s, position, sample), verdict in verdicts:
                     system_run = runs[names[s]]
                     before = int(system_run.status[position])
                     system_run.tasks[position] = sample.task
@@ -677,6 +702,7 @@ class ProblemEvaluation(Evaluation):
                         changed.append((s, position, before == 0))
                     write(names[s], sample, attempt, verdict, run_limits.timeout)
             finally:
+                verdicts.close()  # on Ctrl-C: its running programs killed, now
                 bar.close()
             return changed
 
@@ -698,20 +724,75 @@ class ProblemEvaluation(Evaluation):
                         system_run.changed += int(passed_before != bool(system_run.passed[position]))
         return runs
 
+    def _earlier_runs(self, names: list[str], files: list[Any], limits: Any,
+                      retry_timeout: float | None) -> dict[tuple[int, int], dict[int, dict]]:
+        """With ``resume``: the runs the results file of an interrupted run holds,
+        ``{(system, position): {attempt: record}}``, checked to be runs of these samples
+        under these limits; empty otherwise."""
+        import json
+
+        from .execution.problems import iter_samples
+
+        if not self.resume:
+            return {}
+        path = Path(self.results)  # type: ignore[arg-type]
+        if not path.is_file():
+            raise InputError(f"--resume: {path} does not exist; it must be the --results file "
+                             "of the interrupted run (run without --resume to start afresh).")
+        where = {}
+        for s, sample_file in enumerate(files):
+            for position, sample in enumerate(iter_samples(sample_file, self.problems)):
+                key = (names[s], self.problems.problems[sample.task].task_id, sample.number)
+                where[key] = (s, position, sample)
+        timeouts = {1: limits.timeout, 2: retry_timeout}
+        found: dict[tuple[int, int], dict[int, dict]] = {}
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.endswith("\n"):
+                    break  # the line being written when the run was interrupted
+                try:
+                    record = json.loads(line)
+                    key = (record["system"], record["task_id"], record["sample"])
+                    attempt = int(record["attempt"])
+                except (ValueError, KeyError, TypeError):
+                    raise InputError(f"--resume: {path}, line {number} is not a run written by "
+                                     "--results; give the results file of the interrupted "
+                                     "run.") from None
+                if key not in where or record.get("completion") != where[key][2].completion:
+                    raise InputError(f"--resume: {path}, line {number} is a run of system "
+                                     f"{key[0]}, task {key[1]}, sample {key[2]}, which these "
+                                     "sample files do not have (or with another completion): "
+                                     "resume with the same problem and sample files.")
+                if attempt not in timeouts or record.get("timeout") != timeouts[attempt] \
+                        or record.get("status") not in STATUSES:
+                    raise InputError(f"--resume: {path}, line {number} was run with other "
+                                     f"limits (timeout {record.get('timeout')}); resume with "
+                                     "the options of the interrupted run.")
+                s, position, sample = where[key]
+                found.setdefault((s, position), {})[attempt] = {
+                    **record, "_task": sample.task, "_line": line}
+        return found
+
     def _results_writer(self):
-        """A context giving ``write(system, sample, attempt, verdict, timeout)``: one JSONL
-        line per run into ``results`` (written beside it, renamed over it when complete)."""
+        """A context giving ``write(system, sample, attempt, verdict, timeout)`` (and
+        ``write.line(text)``, a line of an earlier run): one JSONL line per run into
+        ``results`` (written beside it, renamed over it when complete, or when the run is
+        interrupted: every finished run is kept, for --resume)."""
         import contextlib
         import json
 
-        from .io import atomic_path
+        from .io import _default_mode, atomic_path
 
         problems = self.problems.problems
 
         @contextlib.contextmanager
         def writer():
             if self.results is None:
-                yield lambda *args: None
+                def ignore(*args: Any) -> None:
+                    return None
+
+                ignore.line = ignore
+                yield ignore
                 return
             with atomic_path(self.results) as part, open(part, "w", encoding="utf-8") as handle:
                 def write(system, sample, attempt, verdict, timeout):
@@ -724,8 +805,22 @@ class ProblemEvaluation(Evaluation):
                     }
                     if verdict.verdict is not None:  # another language: MultiPL-E's verdict
                         record.update(language=verdict.language, verdict=verdict.verdict)
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                yield write
+                    text = json.dumps(record, ensure_ascii=False)
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:  # a lone surrogate: escaped, still exact
+                        text = json.dumps(record)
+                    handle.write(text + "\n")
+                    handle.flush()
+
+                write.line = handle.write
+                try:
+                    yield write
+                except KeyboardInterrupt:  # interrupted (Ctrl-C): keep what finished
+                    handle.flush()
+                    os.chmod(part, _default_mode())
+                    os.replace(part, self.results)
+                    raise
 
         return writer()
 

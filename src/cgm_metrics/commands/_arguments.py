@@ -22,6 +22,14 @@ from ..evaluation import DEFAULT_METRICS
 # ---------------------------------------------------------------- simple value types
 
 
+
+class _Given(argparse.Action):
+    """Stores the value and notes that the option was given (``args.<dest>_given``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
+
 def seed(text: str) -> int:
     """A random seed: a whole number from 0 to 2**32 - 1 (what every resampler accepts)."""
     try:
@@ -289,7 +297,8 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
         "--list-metrics`)",
     )
     group.add_argument(
-        "--lang", default="python", help="programming language of the code (default: python)"
+        "--lang", default="python", action=_Given,
+        help="programming language of the code (default: python)"
     )
     add_metric_option_arguments(group)
 

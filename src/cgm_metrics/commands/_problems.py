@@ -56,7 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--results", metavar="FILE",
         help="write every run of a program as one JSONL line: system, task_id, sample, "
         "attempt, passed, status, result, limit, duration, timeout, completion (a re-run "
-        "adds a line with attempt 2; the last attempt is the verdict)",
+        "adds a line with attempt 2; the last attempt is the verdict). Kept with every "
+        "finished run when the run is interrupted (Ctrl-C)",
+    )
+    group.add_argument(
+        "--resume", action="store_true",
+        help="with --results FILE, the results file of an interrupted run: run only the "
+        "samples it has no run of, and report as an uninterrupted run would",
     )
 
 
@@ -77,6 +83,7 @@ def check_not_problems(args: argparse.Namespace) -> None:
                                       ("--retry-timeouts", args.retry_timeouts),
                                       ("--retry-limit", args.retry_limit),
                                       ("--results", args.results),
+                                      ("--resume", getattr(args, "resume", False)),
                                       ("--memory-mb", args.memory_mb),
                                       ("--timeout", args.timeout)) if value]
     if given:
@@ -158,6 +165,14 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     if command == "compare" and len(system_paths) < 2:
         raise InputError(f"compare needs at least two systems, got {len(system_paths)}; give "
                          "two or more sample files.")
+    if getattr(args, "lang_given", False):
+        raise InputError("--lang does not apply with --problems: each task runs in its own "
+                         "language (the problem file's 'language' field, Python without one); "
+                         "leave out --lang.")
+    if getattr(args, "resume", False) and not args.results:
+        raise InputError("--resume needs the results file of the interrupted run: give "
+                         "--results FILE.")
+    check_output_paths(args)
     problems = read_problems(args.problems)
     names = system_names(list(system_paths), getattr(args, "names", None))
     samples = {name: scan_samples(path, problems)
@@ -170,7 +185,33 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     return evaluation.ProblemEvaluation(
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,
         progress=_output.want_progress(args), results=args.results,
+        resume=bool(getattr(args, "resume", False)),
     )
+
+
+def check_output_paths(args: argparse.Namespace) -> None:
+    """Every output file (--json, --csv, --per-item, --results) can be written, checked
+    before the first program runs (not after hours of runs)."""
+    import os
+
+    for flag in ("json", "csv", "per_item", "results"):
+        value = getattr(args, flag, None)
+        if not value or value == "-":
+            continue
+        option = "--" + flag.replace("_", "-")
+        target = Path(value)
+        if target.is_dir():
+            raise InputError(f"{option} {value} is a folder; give a file path.")
+        folder = target.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            raise InputError(f"Cannot write {option} {value}: {folder} is a file, not a "
+                             "folder; choose another path.")
+        if not os.access(folder, os.W_OK | os.X_OK) or (
+                target.exists() and not os.access(target, os.W_OK)):
+            raise InputError(f"Cannot write {option} {value}: permission denied; choose "
+                             "another path.")
 
 
 def computed(action: Any) -> Any:

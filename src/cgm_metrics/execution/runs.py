@@ -15,7 +15,7 @@ stops the run and is never counted as a failed program.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -79,14 +79,14 @@ def execute(
     ray: str | None = None,
     require_isolation: bool = True,
     progress: Callable[[int], None] | None = None,
-) -> Iterator[tuple[K, Verdict]]:
+) -> Generator[tuple[K, Verdict], None, None]:
     """Run every program of ``items`` (``(key, program)`` pairs) under ``limits`` and yield
     ``(key, verdict)`` in the order of ``items``; ``progress(1)`` after each program.
 
     ``workers`` sandbox workers on this machine, or, with ``ray`` (an address: "local",
     "auto", "host:port"), one sandbox actor per CPU of that Ray cluster (``workers`` > 1
     caps their number). Nothing runs until the first verdict is asked for; closing the
-    iterator early stops the workers after their current program.
+    iterator early (or Ctrl-C while it waits) kills the workers and their running programs.
     """
     if ray is not None:
         return _ray(items, limits, ray, workers, require_isolation, progress)
@@ -148,6 +148,7 @@ class _Ordered:
 
 def _local(items, limits, workers, require_isolation, progress):
     state = _Ordered(items, AHEAD_PER_WORKER * workers)
+    boxes: list[Sandbox] = []
 
     def work() -> None:
         try:
@@ -155,7 +156,7 @@ def _local(items, limits, workers, require_isolation, progress):
             if first is None:
                 return
             with Sandbox(limits, require_isolation=require_isolation,
-                         allow_code_execution=True) as sandbox:
+                         allow_code_execution=True, started=boxes.append) as sandbox:
                 item: tuple[int, Any, Any] | None = first
                 checked: set[str] = set()  # languages whose toolchain canary passed here
                 while item is not None:
@@ -170,7 +171,7 @@ def _local(items, limits, workers, require_isolation, progress):
 
     threads = [threading.Thread(target=work, daemon=True, name=f"sandbox-{n}")
                for n in range(workers)]
-    started = False
+    started = complete = False
     try:
         for thread in threads:
             thread.start()
@@ -186,12 +187,18 @@ def _local(items, limits, workers, require_isolation, progress):
                         state.condition.notify_all()
                         break
                     if state.exhausted and state.delivered == state.issued:
+                        complete = True
                         return
                     state.condition.wait(0.5)
             yield item
     finally:
         state.stop()
         if started:
+            if not complete:
+                # ended early (Ctrl-C, an error, the iterator closed): the running programs
+                # are killed with their workers, not waited for
+                for box in list(boxes):
+                    box.kill()
             for thread in threads:
                 thread.join()
 

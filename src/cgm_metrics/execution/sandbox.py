@@ -683,7 +683,8 @@ class Sandbox:
 
     ``paths``: host files or folders the programs also see, read-only, beyond
     :func:`visible_paths` (e.g. a compiler's installation below the home directory, which is
-    hidden otherwise).
+    hidden otherwise). ``started(sandbox)`` is called before the worker starts (so that a
+    caller can :meth:`kill` it from another thread, e.g. on Ctrl-C, even during its canary).
 
     Raises :class:`SandboxError` when the worker cannot be set up or its canary fails (with
     ``check=True``, the default), ``ValueError`` without the opt-in.
@@ -697,6 +698,7 @@ class Sandbox:
         check: bool = True,
         allow_code_execution: bool = False,
         paths: Iterable[str] = (),
+        started: Callable[[Sandbox], None] | None = None,
     ) -> None:
         require_opt_in(allow_code_execution)
         extra = check_paths(paths)
@@ -721,6 +723,8 @@ class Sandbox:
         self.isolation: tuple[str, ...] = ()
         self.notes: dict = {}
         self._paths = sorted(set(visible_paths()) | set(extra))
+        if started is not None:
+            started(self)  # e.g. to kill it on Ctrl-C, while its canary runs
         self._start(namespaces)
         if check:
             self._canary()
@@ -801,6 +805,17 @@ class Sandbox:
                 pass
             process.wait()
         self._stderr.close()
+
+    def kill(self) -> None:
+        """End the worker now, with the program it is running (Ctrl-C): a :meth:`run` waiting
+        for it raises :class:`SandboxError`. Safe from any thread."""
+        process = self._process
+        if process is None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # its init dies too: so does every program
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def __enter__(self) -> Sandbox:
         return self
@@ -1070,10 +1085,13 @@ def run_programs(
     errors: list[BaseException] = []
     stop = threading.Event()
 
+    boxes: list[Sandbox] = []
+
     def work() -> None:
         try:
             with Sandbox(limits, require_isolation=require_isolation,
-                         allow_code_execution=True, paths=extra) as sandbox:
+                         allow_code_execution=True, paths=extra,
+                         started=boxes.append) as sandbox:
                 if prepare is not None and not stop.is_set():
                     prepare(sandbox)
                 while not stop.is_set():
@@ -1095,6 +1113,11 @@ def run_programs(
             thread.join()
     finally:
         stop.set()
+        if any(thread.is_alive() for thread in threads):  # interrupted (Ctrl-C): now
+            for box in list(boxes):
+                box.kill()
+            for thread in threads:
+                thread.join(timeout=5)
     if errors:
         raise errors[0]
     return [result for result in results if result is not None]
