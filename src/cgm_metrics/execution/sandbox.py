@@ -6,9 +6,11 @@ the environment variable ``HF_ALLOW_CODE_EVAL=1`` (the switch of evaluate's ``co
 A :class:`Sandbox` is one worker: a process of the caller's own interpreter (started once,
 ``_sandbox_child.py``) that, on Linux, as root or (for any other user) inside an unprivileged
 user namespace, lives in new mount and network namespaces: no network at all (not even
-loopback), every mount read-only, the home directory, ``/run`` and the scratch directories
-hidden. The interpreter's prefixes and every ``sys.path`` entry (``.pth`` entries included)
-stay visible read-only wherever they live, whatever their folders' permissions: as root,
+loopback), every mount read-only, ``/run``, the scratch directories and every folder but the
+system's hidden (:func:`hidden_dirs`: the home directories, ``/srv``, ``/mnt``, ``/opt``, a
+project's folder...). The interpreter's prefixes and the ``sys.path`` entries that are its
+standard library or installed packages (:func:`visible_paths`; never the caller's script or
+current folder) stay visible read-only wherever they live, whatever their folders' permissions: as root,
 through idmapped mounts that make their owner's files the run's own (read-only), so a venv
 made under ``umask 077`` or below a ``mkdtemp`` folder works; without root, programs run under
 the caller's own uid and read what the caller reads.
@@ -28,7 +30,8 @@ raise :class:`SandboxError` naming the cause and the fix: a harness failure is n
 as the program's failure.
 
 A pass means the program text ran to its end: the runner (``_sandbox_runner.py``) then writes
-a per-run nonce to a channel of its own and exits with 0. Exiting early with status 0, from
+a per-run nonce to a channel of its own and exits with 0 (a command step with ``vouch=True``
+gets the nonce on file descriptor 3 and must write it back itself, see :class:`Step`). Exiting early with status 0, from
 the program or from any hook, thread or forked child, fails. Known limit, shared by every
 in-process harness (evaluate's code_eval included): a program that deliberately reads the
 runner's frame or memory can learn the nonce and fake a pass.
