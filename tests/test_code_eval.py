@@ -327,10 +327,11 @@ def test_the_caller_s_folder_and_user_files_are_invisible(tmp_path, how):
 @needs_sandbox
 def test_only_the_system_folders_and_the_interpreter_are_visible():
     """Every top-level folder but the system's (and every folder of /var but its system
-    ones) is empty inside, but for the way to the interpreter's own folders."""
-    from cgm_metrics.execution.sandbox import hidden_dirs, run_program, visible_paths
+    ones) is empty inside, but for the way to the interpreter's own folders; a file at the
+    root reads as empty."""
+    from cgm_metrics.execution.sandbox import hidden_dirs, hidden_files, run_program, visible_paths
 
-    hidden, visible = hidden_dirs(), visible_paths()
+    hidden, visible, files = hidden_dirs(), visible_paths(), hidden_files()
     assert {"/srv", "/mnt", "/home", "/root"} & set(hidden) or not any(
         Path(p).is_dir() for p in ("/srv", "/mnt", "/home", "/root"))
     program = (
@@ -341,6 +342,8 @@ def test_only_the_system_folders_and_the_interpreter_are_visible():
         "        if not any(v == path or v.startswith(path + '/') for v in visible):\n"
         "            shown[path] = True\n"
         "assert not shown, sorted(shown)\n"
+        f"for path in {files!r}:\n"
+        "    assert open(path, 'rb').read() == b'', path\n"
     )
     result = run_program(program, timeout=30, allow_code_execution=True)
     assert result.passed, result.stderr[-2000:]

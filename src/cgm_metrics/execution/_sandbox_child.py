@@ -347,6 +347,12 @@ class FileSystem:
         for top in tops:
             if top not in self.scratch:
                 read_only(top)
+        for path in config.get("hidden_files", []):  # files at the root: read as empty
+            try:
+                mount("/dev/null", path, None, MS_BIND)
+                read_only(path)
+            except OSError as error:
+                self.notes.setdefault("unhidden_files", {})[path] = str(error)
         self.scratch_binds = [p for p in rebind if any(_inside(p, d) for d in self.scratch)]
         for handle in self.userns.values():
             os.close(handle)

@@ -465,6 +465,17 @@ def hidden_dirs() -> list[str]:
     return sorted(hidden)
 
 
+def hidden_files() -> list[str]:
+    """The regular files at the host's root (not the system's: anything a user put there),
+    which every run reads as empty."""
+    try:
+        names = os.listdir("/")
+    except OSError:
+        return []
+    paths = [os.path.join("/", name) for name in names]
+    return sorted(p for p in paths if os.path.isfile(p) and not os.path.islink(p))
+
+
 def _is_package_folder(path: str) -> bool:
     parts = Path(path).parts
     return "site-packages" in parts or "dist-packages" in parts
@@ -766,6 +777,7 @@ class Sandbox:
                 "visible_paths": self._paths,
                 "home_dirs": _home_dirs(),
                 "hidden_dirs": hidden_dirs(),
+                "hidden_files": hidden_files(),
                 "sys_path": [entry for entry in sys.path if isinstance(entry, str)],
                 "uid": self.uid,
                 "namespaces": namespaces,
