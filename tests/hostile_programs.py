@@ -252,12 +252,12 @@ MEMORY_BOMBS: dict[str, str] = {
     "php": "<?php\n$a = [];\nwhile (true) { $a[] = str_repeat('x', 1 << 20); }\n",
     "ruby": "a = []\nloop { a << ('x' * (1 << 20)) }\n",
     "lua": "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 1 << 20) .. #t end\n",
-    "bash": "s=xxxxxxxxxxxxxxxx\nwhile true; do s=\"$s$s\"; done\n",
+    "bash": "s=$(printf '%1048576s' x)\nwhile true; do s=\"$s$s\"; done\n",
 }
 
 OUTPUT_FLOODS: dict[str, str] = {
     "bash": "yes\n",
     "cpp": "#include <cstdio>\nint main() {\n    while (true) std::puts(\"flood\");\n}\n",
-    "javascript": "while (true) console.log('flood');\n",
-    "ruby": "loop { puts 'flood' }\n",
+    "javascript": "const line = 'flood'.repeat(1 << 16);\nwhile (true) console.log(line);\n",
+    "ruby": "line = 'flood' * (1 << 16)\nloop { puts line }\n",
 }

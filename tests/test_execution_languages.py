@@ -286,7 +286,8 @@ def test_a_memory_bomb_names_memory_mb_and_a_flood_max_file_mb(lang):
     _toolchain_or_skip(lang)
     texts = [language_program(lang, True), MEMORY_BOMBS[lang]]
     texts += [OUTPUT_FLOODS[lang]] if lang in OUTPUT_FLOODS else []
-    limits = Limits(timeout=20.0, memory_mb=LOWEST_MEMORY_MB.get(lang, 1024), max_file_mb=32)
+    # (a generous timeout: on a loaded machine the limits must come first)
+    limits = Limits(timeout=60.0, memory_mb=LOWEST_MEMORY_MB.get(lang, 1024), max_file_mb=32)
     right, bomb, *flood = run_sources(texts, lang, num_workers=1, limits=limits,
                                       allow_code_execution=True)
     assert right.passed, right.message
