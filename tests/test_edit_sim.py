@@ -358,9 +358,13 @@ def test_writes_outside_the_working_directory_do_not_reach_the_host():
     try:
         outside.chmod(0o777)  # even a world-writable host directory stays untouched
         target = outside / "escaped.txt"
-        result = _run(f"open({str(target)!r}, 'w').write('x')")
-        assert not result.passed and "Read-only file system" in result.stderr
+        result = _run(f"open({str(target)!r}, 'w').write('x')")  # a user folder: unseen
+        assert not result.passed and "No such file or directory" in result.stderr
         assert not target.exists()
+        system = Path("/usr") / f"cgm-sandbox-escaped-{os.getpid()}"  # a system folder
+        result = _run(f"open({str(system)!r}, 'w').write('x')")
+        assert not result.passed and "Read-only file system" in result.stderr
+        assert not system.exists()
         home = Path.home() / ".cgm-sandbox-escaped"
         assert not _run(f"open({str(home)!r}, 'w').write('x')").passed
         assert not home.exists()
@@ -567,7 +571,8 @@ def test_an_unreadable_path_of_the_interpreter_is_a_harness_error(monkeypatch, t
     """A sys.path entry the run cannot read (a zip archive of mode 000: root reads it, no other
     uid does) fails the worker's canary: an error naming the path and the fix, before any
     program runs, never a failed program."""
-    archive = tmp_path / "unreadable.zip"
+    (tmp_path / "site-packages").mkdir()  # installed packages: what a run sees of sys.path
+    archive = tmp_path / "site-packages" / "unreadable.zip"
     archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip archive
     archive.chmod(0)
     if os.geteuid() != 0:

@@ -481,15 +481,58 @@ def _is_package_folder(path: str) -> bool:
     return "site-packages" in parts or "dist-packages" in parts
 
 
+def _caller_folders() -> set[str]:
+    """The caller's current folder and script folder (never shown to a program)."""
+    folders = {os.getcwd()}
+    if sys.path and sys.path[0]:
+        folders.add(os.path.abspath(sys.path[0]))
+    script = sys.argv[0] if sys.argv else ""
+    if script and script not in ("-c", "-m") and os.path.exists(script):
+        folders.add(os.path.dirname(os.path.abspath(script)))
+    return folders | {os.path.realpath(folder) for folder in folders}
+
+
+def _pth_entries(site_dirs: Iterable[str]) -> list[str]:
+    """The folders the ``.pth`` files of ``site_dirs`` add to ``sys.path`` (packages installed
+    that way, e.g. in editable mode), but a folder that is, or holds, the caller's current or
+    script folder (an editable install of the project the caller runs from)."""
+    callers = _caller_folders()
+    on_path = {os.path.abspath(e) for e in sys.path if isinstance(e, str) and e}
+    found = []
+    for site_dir in site_dirs:
+        try:
+            names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(site_dir, name), encoding="utf-8",
+                          errors="replace") as handle:
+                    lines = handle.read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                line = line.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                path = os.path.abspath(os.path.join(site_dir, line))
+                if path not in on_path or not os.path.isdir(path):
+                    continue
+                if any(_below(caller, path) for caller in callers):
+                    continue
+                found.append(path)
+    return found
+
+
 def visible_paths() -> list[str]:
     """What a run sees of the host beyond the system's folders (:data:`SYSTEM_DIRS`): the
     interpreter's prefixes, its executable's directory, and the ``sys.path`` entries that are
     its standard library or installed packages (inside a prefix, or a ``site-packages`` /
-    ``dist-packages`` folder, such as a venv's base added by a ``.pth`` file).
+    ``dist-packages`` folder, such as a venv's base added by a ``.pth`` file, and the folders
+    the ``.pth`` files of those add, such as an editable install's source folder).
 
-    Never the caller's current or script folder, a ``PYTHONPATH`` folder or the source folder
-    of a package installed in editable mode (a project's folder): their files stay hidden,
-    whatever their permissions. Nor the home directory itself or its ancestors: a venv or an
+    Never the caller's current or script folder (nor a ``.pth`` folder that holds them) or a
+    ``PYTHONPATH`` folder: their files stay hidden, whatever their permissions. Nor the home directory itself or its ancestors: a venv or an
     interpreter in the home directory or a project shows exactly its own folder.
     """
     prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
@@ -505,6 +548,7 @@ def visible_paths() -> list[str]:
                      for path in (real, os.path.abspath(entry)) if root != "/")
         if inside or _is_package_folder(real) or _is_package_folder(entry):
             candidates.append(entry)
+    candidates += _pth_entries([c for c in candidates if _is_package_folder(c)])
     homes = _home_dirs()
     found = set()
     for candidate in candidates:
