@@ -914,10 +914,11 @@ def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Too
     outcome = verdict(result, spec.name)
     if outcome == "OK":
         return
-    step = result.steps[-1]
+    step = outcome_of(result, spec.name).result.steps[-1]  # a failed allocation named
     detail = (step.stderr.strip() or step.stdout.strip())[-1500:]
     hint = (
-        f" The limit {step.limit} ended it: raise it (e.g. memory_mb) for {spec.display_name}."
+        f" The limit {step.limit} ended it: raise it for {spec.display_name} (memory_mb "
+        f"{sandbox.limits.memory_mb}, max_file_mb {sandbox.limits.max_file_mb})."
         if step.limit not in (None, "timeout") else ""
     )
     raise SandboxError(
