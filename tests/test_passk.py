@@ -449,14 +449,15 @@ def test_resume_needs_the_results_file_of_the_same_run(tmp_path, capsys):
 
 
 def test_lang_is_refused_with_problems_and_outputs_are_checked_first(tmp_path, capsys):
-    """--lang with --problems is refused (a task's language is the problem file's); an output
+    """--lang with --problems is refused for pass@k (a task's language is the problem file's,
+    never "pass@1 does not support lang='cpp'"); an output
     path that cannot be written is an error before any program runs."""
     problem_file = write_jsonl(tmp_path / "p.jsonl", TASKS[:2])
     sample_file = samples_file(tmp_path / "s.jsonl", TASKS[:2], lambda i, _: "    pass\n")
     base = ["score", "--problems", problem_file, "--predictions", sample_file, "--metrics",
             "pass@1", "--allow-code-execution"]
     code, _, err = cgm(capsys, *base, "--lang", "cpp")
-    assert code == 1 and "--lang does not apply with --problems" in err
+    assert code == 1 and "--lang does not apply to pass@1 with --problems" in err
     blocker = tmp_path / "file"
     blocker.write_text("")
     for flag in ("--json", "--per-item", "--results", "--csv"):

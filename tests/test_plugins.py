@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import textwrap
 from pathlib import Path
 
@@ -43,16 +44,25 @@ def _source_copy(target: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory):
-    """A fresh venv (seeing the system's packages, as a user's venv of a machine with the
-    dependencies does) with this project and the plugin package installed by pip."""
-    pytest.importorskip("wheel", reason="building without isolation needs `wheel` (test extra)")
+    """A fresh venv that sees the test environment's packages (as a user's venv on a machine
+    with the dependencies does; ``--system-site-packages`` would show the base interpreter's
+    instead, which may lack the build tools), with this project and the plugin package installed
+    into it by pip, offline."""
     folder = tmp_path_factory.mktemp("plugin-venv")
     source = _source_copy(folder / "cgm-metrics")
     plugin = shutil.copytree(PLUGIN, folder / "plugin_pkg")
-    made = subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
-                           str(folder / "venv")], capture_output=True, text=True, timeout=300)
+    made = subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")],
+                          capture_output=True, text=True, timeout=300)
     if made.returncode != 0:
         raise RuntimeError(f"cannot make a venv: {made.stderr[-2000:]}")  # set-up failure
+    purelib = subprocess.run(
+        [str(folder / "venv" / "bin" / "python"), "-c",
+         "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    # the test environment's packages (setuptools and wheel included: the test extra) after the
+    # venv's own, as a site directory
+    (Path(purelib) / "zz_test_environment.pth").write_text(
+        f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
     python = folder / "venv" / "bin" / "python"
     installed = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..core.inputs import did_you_mean
 from ..errors import InputError
 from ..evaluation import DEFAULT_METRICS
 
@@ -23,12 +24,6 @@ from ..evaluation import DEFAULT_METRICS
 
 
 
-class _Given(argparse.Action):
-    """Stores the value and notes that the option was given (``args.<dest>_given``)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001
-        setattr(namespace, self.dest, values)
-        setattr(namespace, f"{self.dest}_given", True)
 
 def seed(text: str) -> int:
     """A random seed: a whole number from 0 to 2**32 - 1 (what every resampler accepts)."""
@@ -205,8 +200,8 @@ def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
                 taken = True
             elif metric is not None:
                 keys = ", ".join(k for k in accepted if k != "lang") or "none"
-                raise InputError(f"{given}: {name} has no option {key!r}; its options are: "
-                                 f"{keys}.")
+                raise InputError(f"{given}: {name} has no option {key!r}."
+                                 f"{did_you_mean(key, accepted)} Its options are: {keys}.")
         if not taken:
             raise InputError(f"{given}: none of the metrics computed ({', '.join(chosen)}) "
                              f"takes an option {key!r}.")
@@ -297,9 +292,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
         "--list-metrics`)",
     )
     group.add_argument(
-        "--lang", default="python", action=_Given,
-        help="programming language of the code (default: python)"
-    )
+        "--lang", default=None,
+        help="programming language of the code (default: the one the input files' extensions "
+        "name, e.g. .py; required by the metrics that depend on it when they name none)")
     add_metric_option_arguments(group)
 
 
@@ -396,3 +391,18 @@ def read_inputs(
         raise InputError("No systems: give --predictions FILE (or --graded FILE).")
     return read_outputs(system_paths, args.references, args.format, args.field,
                         args.reference_field, args.unescape, getattr(args, "names", None))
+
+
+def language(args: argparse.Namespace, paths: Sequence[str | None]) -> str | None:
+    """``--lang``, or the language the input files' extensions all name (None otherwise: the
+    metrics that depend on a language then ask for ``--lang``)."""
+    if args.lang is not None:
+        return args.lang
+    from ..core.languages import language_from_paths
+
+    inferred = language_from_paths(path for path in paths if path)
+    if inferred is not None:
+        from ._output import note
+
+        note(f"note: language {inferred}, from the input files' extensions (--lang to change it)")
+    return inferred

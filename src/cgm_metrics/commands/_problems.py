@@ -165,10 +165,6 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     if command == "compare" and len(system_paths) < 2:
         raise InputError(f"compare needs at least two systems, got {len(system_paths)}; give "
                          "two or more sample files.")
-    if getattr(args, "lang_given", False):
-        raise InputError("--lang does not apply with --problems: each task runs in its own "
-                         "language (the problem file's 'language' field, Python without one); "
-                         "leave out --lang.")
     if getattr(args, "resume", False) and not args.results:
         raise InputError("--resume needs the results file of the interrupted run: give "
                          "--results FILE.")
@@ -181,7 +177,16 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     if not metric_names:
         raise InputError("No metric to compute; name them with --metrics (e.g. pass@1).")
     options = _options(args, metric_names)
-    metric_set = evaluation.load_metrics(metric_names, args.lang, options, explicit=True)
+    running = [name for name in metric_names if name in options
+               and "allow_code_execution" in options[name]]
+    if args.lang is not None and running:
+        raise InputError(f"--lang does not apply to {', '.join(running)} with --problems: each "
+                         "task's programs run in its own language (the problem file's "
+                         "'language' field, Python without one); leave out --lang.")
+    # every program runs in its task's language; the metrics' own `lang` keeps the default
+    # the execution metrics declare (python) unless --lang names one
+    lang = args.lang if args.lang is not None else "python"
+    metric_set = evaluation.load_metrics(metric_names, lang, options, explicit=True)
     return evaluation.ProblemEvaluation(
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,
         progress=_output.want_progress(args), results=args.results,

@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from .inputs import did_you_mean
+
 if TYPE_CHECKING:  # tree-sitter is imported when a grammar is first needed
     from tree_sitter import Language
 
@@ -289,6 +291,26 @@ ALIASES: dict[str, str] = {
     "jl": "julia",
 }
 
+# File extensions of source files: `cgm score/compare` takes the language from its input files'
+# extensions when they all name the same one (.txt, .jsonl and the like name none).
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".java": "java", ".js": "javascript", ".mjs": "javascript",
+    ".cjs": "javascript", ".ts": "typescript", ".c": "c", ".cpp": "cpp", ".cc": "cpp",
+    ".cxx": "cpp", ".hpp": "cpp", ".cs": "c_sharp", ".go": "go", ".php": "php", ".rb": "ruby",
+    ".rs": "rust", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".scala": "scala",
+    ".lua": "lua", ".sh": "bash", ".bash": "bash", ".hs": "haskell", ".jl": "julia",
+}
+
+
+def language_from_paths(paths: Iterable[str]) -> str | None:
+    """The language every path's extension names (``None`` when none names one or two
+    disagree): ``refs.py`` and ``out.py`` are Python; ``refs.txt`` says nothing."""
+    import os.path
+
+    named = {EXTENSIONS.get(os.path.splitext(str(path))[1].lower()) for path in paths}
+    named.discard(None)
+    return named.pop() if len(named) == 1 else None
+
 
 _PLUGINS: dict[str, LanguageSpec] | None = None
 _PLUGINS_LOCK = threading.Lock()
@@ -356,7 +378,8 @@ def resolve_language(lang: object, argument: str = "lang") -> LanguageSpec:
     plugins = plugin_languages()
     if key not in plugins:
         raise ValueError(
-            f"Unknown language {lang!r} for `{argument}`. Supported: "
+            f"Unknown language {lang!r} for `{argument}`."
+            f"{did_you_mean(key, [*supported_languages(), *ALIASES])} Supported: "
             f"{', '.join(supported_languages())} (aliases: {', '.join(sorted(ALIASES))})."
         )
     return plugins[key]

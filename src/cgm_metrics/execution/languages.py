@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.inputs import did_you_mean
 from ..errors import ToolchainMissingError, UnsupportedLanguageError
 from .sandbox import (
     ExecutionResult,
@@ -737,7 +738,8 @@ def get_language(lang: Any, argument: str = "lang") -> ExecutionLanguage:
     key = ALIASES.get(key, key)
     if key not in LANGUAGES:
         raise UnsupportedLanguageError(
-            f"Unknown language {lang!r} for `{argument}`: not an execution language. "
+            f"Unknown language {lang!r} for `{argument}`: not an execution language."
+            f"{did_you_mean(key, [*LANGUAGES, *ALIASES])} "
             f"Supported: {', '.join(LANGUAGES)} (aliases: {', '.join(sorted(ALIASES))})."
         )
     return LANGUAGES[key]
