@@ -165,7 +165,19 @@ def _execution_paired(metric: Any, predictions_a: Any, predictions_b: Any, refer
                         method, n_resamples, seed, alpha, confidence, ("a", "b"),
                         higher_is_better(metric))
     exact = getattr(metric, "exact_test", None)
-    return replace(result, exact_test=exact(stats_a, stats_b) if exact is not None else None)
+    found = exact(stats_a, stats_b) if exact is not None else None
+    if found is None:
+        return result
+    # one sample a task: the outcomes are paired pass/fail, and the exact test is the test
+    from .paired import verdict
+
+    significant = bool(found["p_value"] < result.alpha)
+    return replace(result, exact_test=found, test=found["test"], p_value=found["p_value"],
+                   significant=significant,
+                   verdict=verdict(result.delta, significant, "a", "b",
+                                   higher_is_better(metric)),
+                   resampled={"method": result.method, "p_value": result.p_value,
+                              "significant": result.significant})
 
 
 def paired_test_texts(
