@@ -581,6 +581,9 @@ class ProblemEvaluation(Evaluation):
     samples into the task's row of statistics; a similarity metric scores every completion
     against its task's ``canonical_solution``, and a task's row is the mean of its samples'
     rows. :meth:`scores`, :meth:`compare` and :meth:`items` then work as for any metric.
+    With ``extract`` every completion is a chat answer: the code of its solution is found
+    and made into the task's program by :mod:`cgm_metrics.execution.extract`; the summary
+    counts the answers without code and the ambiguous extractions, per system.
 
     Everything the run needs is checked when the evaluation is made, before any program
     runs: the opt-in, the limits (one set for every metric that runs code), enough samples
@@ -602,6 +605,7 @@ class ProblemEvaluation(Evaluation):
         require_isolation: bool = True,
         resume: bool = False,
         use_cache: bool = True,
+        extract: bool = False,
     ) -> None:
         from .execution.problems import ProblemSet
 
@@ -617,6 +621,9 @@ class ProblemEvaluation(Evaluation):
                              "--results FILE with --resume.")
         self.resume = resume
         self.use_cache = use_cache
+        #: every completion is a chat answer: its code is extracted (execution.extract)
+        self.extract = bool(extract)
+        self.extractions: dict[str, Any] = {}  # system -> ExtractionCounts, once runs ran
         self.code_metrics = {name: metric for name, metric in metric_set.metrics.items()
                              if metric.runs_code}
         self.settings = self._check()
@@ -671,6 +678,7 @@ class ProblemEvaluation(Evaluation):
         """The verdict of every sample of every system (its programs run here, once)."""
         import numpy as np
 
+        from .execution.extract import ExtractionCounts, program_for_answer
         from .execution.problems import iter_samples, program_for
         from .execution.runs import execute
 
@@ -693,14 +701,24 @@ class ProblemEvaluation(Evaluation):
         earlier = self._earlier_runs(names, files, task_limits, retry_limits, repeat)
         done = {attempt: {key for key in earlier if attempt in earlier[key]} for attempt in (1, 2)}
 
+        found: dict[tuple[str, int, int], Any] = {}  # (system, task, sample) -> extraction
+        counts = {name: ExtractionCounts() for name in names}
+
         def items(selection: set[tuple[int, int]] | None = None, attempt: int = 1):
             for s, sample_file in enumerate(files):
                 for position, sample in enumerate(iter_samples(sample_file, self.problems)):
                     if (s, position) in done[attempt]:
                         continue
                     if selection is None or (s, position) in selection:
-                        program = program_for(self.problems.problems[sample.task],
-                                              sample.completion)
+                        problem = self.problems.problems[sample.task]
+                        if self.extract:
+                            program, extraction = program_for_answer(problem, sample.completion)
+                            key = (names[s], sample.task, sample.number)
+                            if key not in found:
+                                counts[names[s]].add(extraction, problem.task_id)
+                            found[key] = extraction
+                        else:
+                            program = program_for(problem, sample.completion)
                         for copy in range(repeat):  # --repeat: the copies one after another
                             yield (s, position, sample, copy), program
 
@@ -758,7 +776,7 @@ class ProblemEvaluation(Evaluation):
                 bar.close()
             return changed
 
-        with self._results_writer() as write:
+        with self._results_writer(found) as write:
             run(None, task_limits, 1, write)
             for system_run in runs.values():
                 system_run.timeouts = int(np.sum(system_run.status == STATUSES.index("timeout")))
@@ -771,6 +789,8 @@ class ProblemEvaluation(Evaluation):
                         system_run = runs[names[s]]
                         system_run.retried += 1
                         system_run.changed += int(passed_before != bool(system_run.passed[position]))
+        if self.extract:
+            self.extractions = counts
         return runs
 
     # -- the problem file's own solutions, and the time limits they give
@@ -823,9 +843,10 @@ class ProblemEvaluation(Evaluation):
 
         if not self.resume:
             return {}
-        if repeat != 1:
+        if repeat != 1 or self.extract:
             raise InputError("--resume runs each sample once more where it has no run: it "
-                             "cannot be combined with --repeat; rerun without --resume.")
+                             "cannot be combined with --repeat or --extract; rerun without "
+                             "--resume.")
         path = Path(self.results)  # type: ignore[arg-type]
         if not path.is_file():
             raise InputError(f"--resume: {path} does not exist; it must be the --results file "
@@ -866,7 +887,7 @@ class ProblemEvaluation(Evaluation):
                     **record, "_task": sample.task, "_line": line}
         return found
 
-    def _results_writer(self):
+    def _results_writer(self, found: dict | None = None):
         """A context giving ``write(system, sample, attempt, verdict, run)`` (and
         ``write.line(text)``, a line of an earlier run): one JSONL line per run into
         ``results`` (written beside it, renamed over it when complete, or when the run is
@@ -904,6 +925,10 @@ class ProblemEvaluation(Evaluation):
                         record["timeout_detail"] = detail
                     if verdict.verdict is not None:  # another language: MultiPL-E's verdict
                         record.update(language=verdict.language, verdict=verdict.verdict)
+                    if found is not None and self.extract:
+                        extraction = found.get((system, sample.task, sample.number))
+                        if extraction is not None:
+                            record["extraction"] = extraction.to_dict()
                     text = json.dumps(record, ensure_ascii=False)
                     try:
                         text.encode("utf-8")
@@ -944,6 +969,12 @@ class ProblemEvaluation(Evaluation):
             references: list[list[str]] = []
             if needs_text:
                 completions, tasks = load_completions(sample_file, self.problems)
+                if self.extract:  # similarity metrics score the code, not the prose
+                    from .execution.extract import extract_code
+
+                    completions = [
+                        extract_code(text, self.problems.problems[task]).code or ""
+                        for text, task in zip(completions, tasks.tolist(), strict=True)]
                 references = [solutions[task] for task in tasks.tolist()]  # type: ignore[index]
             else:
                 tasks = runs[system].tasks
@@ -965,7 +996,8 @@ class ProblemEvaluation(Evaluation):
         """What ran and how it ended, per system (no durations: the same on every run of the
         same programs): samples, samples per task, passed/failed/timeout/killed after the
         last run, timeouts in the first run, re-runs and changed verdicts."""
-        summary: dict[str, Any] = {"problems": self.problems.path, "n_tasks": len(self.problems)}
+        summary: dict[str, Any] = {"problems": self.problems.path, "n_tasks": len(self.problems),
+                                   "extract": self.extract}
         if self.settings is not None:
             summary["limits"] = self.settings.to_dict()
             summary["retry_timeout"] = self.settings.retry_timeout
@@ -989,6 +1021,10 @@ class ProblemEvaluation(Evaluation):
                 entry.update(run.counts())
                 entry.update(timeouts_first_run=run.timeouts, retried=run.retried,
                              changed_by_retry=run.changed)
+                if self.extract and name in self.extractions:
+                    counted = self.extractions[name]
+                    entry["extraction"] = {"no_code": counted.no_code,
+                                           "ambiguous": counted.ambiguous}
                 if self.settings.repeat > 1:
                     entry["flaky_samples"] = len(run.flaky)
                     entry["flaky_tasks"] = self.flaky_tasks(name)
