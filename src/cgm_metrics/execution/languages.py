@@ -29,6 +29,7 @@ keys (``cpp``, ``java``, ``js``, ``ts``, ``go_test.go``, ``rs``, ``php``, ``rb``
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -47,7 +48,7 @@ from .sandbox import (
     SandboxError,
     Step,
     StepResult,
-    _home_dirs,
+    hidden_dirs,
     require_opt_in,
     run_programs,
 )
@@ -160,15 +161,17 @@ class Toolchain:
 
 
 def _exposed_root(path: str) -> str | None:
-    """The installation folder of a tool found below a home folder (the parent of its
-    ``bin``, or its own folder), which the sandbox hides unless told; None elsewhere."""
-    homes = _home_dirs()
-    if not any(path.startswith(home.rstrip("/") + "/") for home in homes):
+    """The installation folder of a tool found where the sandbox hides the host (a home
+    folder, /opt, a project's folder: anything but the system's folders), which the sandbox
+    then shows, exactly that folder: the parent of its ``bin``, or its own folder; None for a
+    tool in a system folder."""
+    hidden = hidden_dirs()
+    if not any(path.startswith(folder.rstrip("/") + "/") for folder in hidden):
         return None
     folder = os.path.dirname(path)
     if os.path.basename(folder) == "bin":
         folder = os.path.dirname(folder)
-    return None if folder in homes else folder
+    return None if folder in hidden or folder == "/" else folder
 
 
 # --- verdicts ---------------------------------------------------------------------------------
@@ -276,6 +279,12 @@ class ExecutionLanguage:
     )
     multipl_e: str = ""  # MultiPL-E's command line, for the documentation
     notes: str = ""  # where our verdict differs from MultiPL-E's harness on purpose
+    # how a pass proves the tests ran to their end (see "the completion proof" below)
+    proof: str = ""
+    # what its tools print when an allocation fails under the memory limit (memory_mb)
+    memory_errors: tuple[str, ...] = ()
+    # the program's commands sized to the memory limit (memory_mb), e.g. the JVM's flags
+    fit: Callable[[Program, int], Program] | None = None
 
 
 def _python_build(toolchain: Toolchain, text: str, compile_timeout: float,
@@ -283,12 +292,176 @@ def _python_build(toolchain: Toolchain, text: str, compile_timeout: float,
     return Program((Step(python=text, timeout=timeout),))
 
 
+# --- the completion proof ------------------------------------------------------------------
+#
+# A program of another language than Python passes only when, besides exiting with status 0,
+# it wrote ``passed <token>`` to file descriptor 4, the token being a per-run secret on file
+# descriptor 3 (``Step(vouch=True)``). The harness code that writes it runs after the last
+# test, each language's way (the row's ``proof`` says how): a wrapper around the test's entry
+# point (C++, Java, Rust, Go's TestMain), or a statement after the test's last one that runs
+# only if the tests passed (JavaScript, TypeScript, PHP, Ruby, Lua, Bash). An exit with status
+# 0 before that (a static initializer, an exit, signal or panic handler, an init function, a
+# TestMain of the program's own, ``exit!``, ``exec``, ``die``...) leaves no token: it fails.
+
+_TOKEN = "/proc/self/fd/3"
+_VERDICT = "/proc/self/fd/4"
+
+# C++: the test's ``main`` is renamed (-Dmain=...) and called by ours, in a translation unit
+# of its own that the program's macros cannot reach
+_CPP_MAIN = "cgm_tests_main_"
+_CPP_WRAPPER = f"""#undef main
+#include <unistd.h>
+int {_CPP_MAIN}();
+int main() {{
+    {_CPP_MAIN}();
+    char token[256];
+    ssize_t size = pread(3, token, sizeof token, 0);
+    if (size > 0) {{
+        char line[300] = "passed ";
+        for (ssize_t i = 0; i < size; i++) line[7 + i] = token[i];
+        line[7 + size] = '\\n';
+        if (write(4, line, 8 + size) != 8 + size) return 1;
+    }}
+    return 0;
+}}
+"""
+
+# Java: our class's main runs Problem's (whose static initializers run then)
+_JAVA_MAIN = "CgmTestsMain_"
+_JAVA_WRAPPER = f"""class {_JAVA_MAIN} {{
+    public static void main(String[] args) throws Throwable {{
+        byte[] token = java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("{_TOKEN}"));
+        Problem.main(args);
+        try (java.io.FileOutputStream out = new java.io.FileOutputStream("{_VERDICT}", true)) {{
+            out.write(("passed " + new String(token, "UTF-8") + "\\n").getBytes("UTF-8"));
+        }}
+    }}
+}}
+"""
+
+# JavaScript and TypeScript: a statement after the test's last one (a throw, a top-level
+# return or an exit skips it); in TypeScript through eval, which type-checks without a
+# declaration of require
+_JS_END = (f'\n;require("fs").writeSync(4, "passed " + require("fs").readFileSync("{_TOKEN}", '
+           '"utf8") + "\\n");\n')
+_TS_END = (f'\n;eval("require")("fs").writeSync(4, "passed " + eval("require")("fs")'
+           f'.readFileSync("{_TOKEN}", "utf8") + "\\n");\n')
+
+# Go: our TestMain runs the tests (a program's own TestMain is a duplicate: it does not build)
+_GO_PACKAGE = re.compile(r"^\s*package\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_GO_WRAPPER = """package {package}
+
+import (
+\tcgm_os "os"
+\tcgm_testing "testing"
+)
+
+func TestMain(m *cgm_testing.M) {{
+\tcode := m.Run()
+\tif code == 0 {{
+\t\ttoken := make([]byte, 256)
+\t\tsize, _ := cgm_os.NewFile(3, "token").ReadAt(token, 0)
+\t\tline := append(append([]byte("passed "), token[:size]...), '\\n')
+\t\tif _, err := cgm_os.NewFile(4, "verdict").Write(line); err != nil {{
+\t\t\tcgm_os.Exit(1)
+\t\t}}
+\t}}
+\tcgm_os.Exit(code)
+}}
+"""
+
+# Rust: the test's `fn main()` (its last) is renamed and called by ours
+_RUST_MAIN = re.compile(r"\bfn\s+main\s*\(\s*\)")
+_RUST_TESTS = "cgm_tests_main_"
+_RUST_END = f"""
+
+fn main() {{
+    {_RUST_TESTS}();
+    let token = ::std::fs::read("{_TOKEN}").unwrap_or_default();
+    let mut line = b"passed ".to_vec();
+    line.extend_from_slice(&token);
+    line.push(b'\\n');
+    let written = ::std::fs::OpenOptions::new().append(true).open("{_VERDICT}")
+        .and_then(|mut verdict| ::std::io::Write::write_all(&mut verdict, &line));
+    if written.is_err() {{
+        ::std::process::exit(1);
+    }}
+}}
+"""
+
+# PHP: after the text, back in PHP mode whether the text closed it or not
+# (PHP cannot open /proc/self/fd/N of a memory file: its php://fd/N streams)
+_PHP_END = ('\\file_put_contents("php://fd/4", "passed " . \\file_get_contents("php://fd/3") '
+            '. "\\n");\n')
+
+# Ruby: test-unit runs the tests at exit, after every exit handler the program registered
+# before it; here they run at the end of the text instead, and the token follows a pass
+_RUBY_END = f"""
+if defined?(::Test::Unit::AutoRunner) && ::Test::Unit::AutoRunner.respond_to?(:need_auto_run=)
+  ::Test::Unit::AutoRunner.need_auto_run = false
+  cgm_tests_passed_ = ::Test::Unit::AutoRunner.run
+else
+  cgm_tests_passed_ = true
+end
+if cgm_tests_passed_
+  ::File.open("{_VERDICT}", "a") {{ |verdict| verdict.write("passed " + ::File.binread("{_TOKEN}") + "\\n") }}
+end
+exit(cgm_tests_passed_ ? true : false)
+"""
+
+# Lua: MultiPL-E's last line `os.exit(lu.LuaUnit.run())` becomes one line (line numbers stay)
+# that writes the token when no test failed; a text without it gets the token at its end
+_LUA_RUN = "os.exit(lu.LuaUnit.run())"
+_LUA_WRITE = (f'local cgm_token_ = io.open("{_TOKEN}", "rb"); local cgm_verdict_ = '
+              f'io.open("{_VERDICT}", "ab"); cgm_verdict_:write("passed " .. '
+              'cgm_token_:read("a") .. "\\n"); cgm_verdict_:close(); cgm_token_:close()')
+_LUA_END = (f"do local cgm_failures_ = lu.LuaUnit.run(); if cgm_failures_ == 0 then "
+            f"{_LUA_WRITE} end; os.exit(cgm_failures_) end")
+
+# Bash: after the test's last command, when it succeeded (set -e ends the script before)
+_BASH_END = (f'\ncgm_status_=$?; if (( cgm_status_ == 0 )); then printf \'passed %s\\n\' '
+             f'"$(< {_TOKEN})" >&4; fi; exit "$cgm_status_"\n')
+
+
+def _php_finished(text: str) -> str:
+    closed = text.rstrip().endswith("?>")
+    return text + ("<?php " if closed else "\n?><?php ") + _PHP_END
+
+
+def _lua_finished(text: str) -> str:
+    at = text.rfind(_LUA_RUN)
+    if at < 0:
+        return text + "\n" + _LUA_WRITE + "\n"
+    return text[:at] + _LUA_END + text[at + len(_LUA_RUN):]
+
+
+def _rust_finished(text: str) -> str:
+    found = list(_RUST_MAIN.finditer(text))
+    if not found:
+        return text  # no entry point: it does not build (or cannot vouch)
+    last = found[-1]
+    return text[:last.start()] + f"fn {_RUST_TESTS}()" + text[last.end():] + _RUST_END
+
+
+_FINISH: dict[str, Callable[[str], str]] = {
+    "javascript": lambda text: text + _JS_END,
+    "php": _php_finished,
+    "ruby": lambda text: text + "\n" + _RUBY_END,
+    "lua": _lua_finished,
+    "bash": lambda text: text + _BASH_END,
+}
+
+
 def _single(tool: str, source: str) -> Build:
-    """A program run by one interpreter: ``tool source``."""
+    """A program run by one interpreter: ``tool source``, the text finished by the
+    language's harness code (see :data:`_FINISH`)."""
+    language = {"main.js": "javascript", "main.php": "php", "main.rb": "ruby",
+                "main.lua": "lua", "main.sh": "bash"}[source]
 
     def build(toolchain: Toolchain, text: str, compile_timeout: float,
               timeout: float | None) -> Program:
-        return Program((Step(argv=(toolchain[tool], source), timeout=timeout),), {source: text})
+        return Program((Step(argv=(toolchain[tool], source), timeout=timeout, vouch=True),),
+                       {source: _FINISH[language](text)})
 
     return build
 
@@ -296,10 +469,11 @@ def _single(tool: str, source: str) -> Build:
 def _cpp_build(toolchain: Toolchain, text: str, compile_timeout: float,
                timeout: float | None) -> Program:
     return Program(
-        (Step(argv=(toolchain["g++"], "main.cpp", "-o", "main", "-std=c++17"),
+        (Step(argv=(toolchain["g++"], f"-Dmain={_CPP_MAIN}", "main.cpp", "cgm_main.cpp", "-o",
+                    "main", "-std=c++17"),
               timeout=compile_timeout),
-         Step(argv=("./main",), timeout=timeout)),
-        {"main.cpp": text},
+         Step(argv=("./main",), timeout=timeout, vouch=True)),
+        {"main.cpp": text, "cgm_main.cpp": _CPP_WRAPPER},
     )
 
 
@@ -313,11 +487,35 @@ def _java_build(toolchain: Toolchain, text: str, compile_timeout: float,
     jar = toolchain["javatuples"]
     return Program(
         (Step(argv=(toolchain["javac"], "-encoding", "UTF8", "-cp", jar, "-d", "classes",
-                    _JAVA_SOURCE), timeout=compile_timeout),
-         Step(argv=(toolchain["java"], "-ea", "-cp", f"classes:{jar}", "Problem"),
-              timeout=timeout)),
-        {_JAVA_SOURCE: text},
+                    _JAVA_SOURCE, f"{_JAVA_MAIN}.java"), timeout=compile_timeout),
+         Step(argv=(toolchain["java"], "-ea", "-cp", f"classes:{jar}", _JAVA_MAIN),
+              timeout=timeout, vouch=True)),
+        {_JAVA_SOURCE: text, f"{_JAVA_MAIN}.java": _JAVA_WRAPPER},
     )
+
+
+def _java_memory_flags(memory_mb: int) -> tuple[str, ...]:
+    """The JVM sized to the address-space limit: its heap a quarter of it (the JVM's own
+    rule, applied to the limit instead of the machine's memory), its fixed reservations
+    (1 GiB of class space, 240 MiB of code cache) shrunk, so that any memory_mb >= 1024 runs."""
+    return (f"-XX:MaxRAM={memory_mb}m", "-XX:CompressedClassSpaceSize=64m",
+            "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=192m", "-XX:+UseSerialGC",
+            "-XX:-UsePerfData")
+
+
+def _java_fit(program: Program, memory_mb: int) -> Program:
+    flags = _java_memory_flags(memory_mb)
+    steps = []
+    for step in program.steps:
+        argv = tuple(step.argv or ())
+        name = os.path.basename(argv[0]) if argv else ""
+        if name == "javac":
+            argv = (argv[0], *(f"-J{flag}" for flag in flags), *argv[1:])
+        elif name == "java":
+            argv = (argv[0], *flags, *argv[1:])
+        env = {**(step.env or {}), "MALLOC_ARENA_MAX": "2"}  # glibc's arenas: 64 MiB each
+        steps.append(dataclasses.replace(step, argv=argv, env=env))
+    return dataclasses.replace(program, steps=tuple(steps))
 
 
 def _typescript_build(toolchain: Toolchain, text: str, compile_timeout: float,
@@ -326,8 +524,8 @@ def _typescript_build(toolchain: Toolchain, text: str, compile_timeout: float,
     return Program(
         (Step(argv=(node, toolchain["tsc"], "--target", "esnext", "main.ts"),
               timeout=compile_timeout),
-         Step(argv=(node, "main.js"), timeout=timeout)),
-        {"main.ts": text},
+         Step(argv=(node, "main.js"), timeout=timeout, vouch=True)),
+        {"main.ts": text + _TS_END},
     )
 
 
@@ -339,12 +537,18 @@ def _go_build(toolchain: Toolchain, text: str, compile_timeout: float,
     # MultiPL-E runs `go test F_test.go`; here its two halves, so that each has its own limit:
     # `go test -c` builds (and vets, as go test does) the test binary, with its build cache,
     # GOPATH and configuration in the run's private HOME; then the binary runs as go test
-    # runs it (a test that exits with status 0 early fails)
+    # runs it, under our TestMain (in the test's package)
+    package = _GO_PACKAGE.search(text)
+    files = {"main_test.go": text}
+    sources = ["main_test.go"]
+    if package is not None:
+        files["cgm_main_test.go"] = _GO_WRAPPER.format(package=package[1])
+        sources.append("cgm_main_test.go")
     return Program(
-        (Step(argv=(toolchain["go"], "test", "-c", "-o", "main.test", "main_test.go"),
+        (Step(argv=(toolchain["go"], "test", "-c", "-o", "main.test", *sources),
               timeout=compile_timeout, env=_GO_ENV),
-         Step(argv=("./main.test", "-test.paniconexit0"), timeout=timeout)),
-        {"main_test.go": text},
+         Step(argv=("./main.test", "-test.paniconexit0"), timeout=timeout, vouch=True)),
+        files,
     )
 
 
@@ -352,8 +556,8 @@ def _rust_build(toolchain: Toolchain, text: str, compile_timeout: float,
                 timeout: float | None) -> Program:
     return Program(
         (Step(argv=(toolchain["rustc"], "main.rs", "-o", "main"), timeout=compile_timeout),
-         Step(argv=("./main",), timeout=timeout)),
-        {"main.rs": text},
+         Step(argv=("./main",), timeout=timeout, vouch=True)),
+        {"main.rs": _rust_finished(text)},
     )
 
 
@@ -402,6 +606,9 @@ _CANARIES = {
             "    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n}\n\nrun_test\n",
 }
 
+_NODE_MEMORY = ("JavaScript heap out of memory", "Fatal process out of memory",
+                "Array buffer allocation failed", "Fatal JavaScript invalid size error")
+
 LANGUAGES: dict[str, ExecutionLanguage] = {
     spec.name: spec
     for spec in (
@@ -410,27 +617,44 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
             _CANARIES["python"],
             multipl_e="python3 F (15 s); here the sandbox's own interpreter, as evaluate's "
                       "code_eval runs a program (exec in a fresh namespace)",
+            proof="the sandbox's runner writes the token after the program text returned",
         ),
         ExecutionLanguage(
             "cpp", "C++", ("c++", "cxx", "cc"), (GXX,), _cpp_build, _exit_status, 15.0,
             _CANARIES["cpp"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
             multipl_e="g++ F -o F_noext -std=c++17, then F_noext (15 s each)",
+            proof="the test's main is renamed (-Dmain=...) and called by ours, compiled apart, "
+                  "which writes the token when it returns",
+            memory_errors=("std::bad_alloc", "out of memory allocating",
+                           "virtual memory exhausted"),
         ),
         ExecutionLanguage(
             "java", "Java", (), (JAVAC, JAVA, JAVATUPLES), _java_build, _exit_status, 15.0,
             _CANARIES["java"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
             multipl_e="javac -encoding UTF8 -d DIR F (javatuples on the classpath), then "
                       "java -ea -cp DIR:javatuples.jar Problem (15 s each)",
+            notes="the JVM is sized to memory_mb (a quarter of it for the heap, as the JVM "
+                  "sizes it from the machine's memory)",
+            proof="our main class calls Problem.main (Problem's static initializers run then) "
+                  "and writes the token when it returns",
+            memory_errors=("java.lang.OutOfMemoryError", "insufficient memory for the Java "
+                           "Runtime Environment", "Could not reserve enough space"),
+            fit=_java_fit,
         ),
         ExecutionLanguage(
             "javascript", "JavaScript", ("js", "node", "nodejs"), (NODE,), _single("node",
             "main.js"), _javascript, 5.0, _CANARIES["javascript"],
             multipl_e="node F (5 s)",
+            proof="a statement after the text writes the token (a throw, a top-level return "
+                  "or an exit skips it)",
+            memory_errors=_NODE_MEMORY,
         ),
         ExecutionLanguage(
             "typescript", "TypeScript", ("ts",), (NODE, TSC), _typescript_build, _typescript,
             15.0, _CANARIES["typescript"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
             multipl_e="tsc --target esnext F.ts, then node F.js (15 s each)",
+            proof="a statement after the text writes the token (a throw or an exit skips it)",
+            memory_errors=_NODE_MEMORY,
         ),
         ExecutionLanguage(
             "go", "Go", ("golang", "go_test.go"), (GO,), _go_build, _go, 15.0, _CANARIES["go"],
@@ -439,6 +663,9 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
                       "setup is a SyntaxError); here go test -c, then the test binary",
             notes="a run that fails without printing FAIL is an Exception here (MultiPL-E "
                   "would record OK with a nonzero exit code, which its pass@k does not count)",
+            proof="our TestMain (in the test's package) runs the tests and writes the token "
+                  "when they passed; a program's own TestMain does not build",
+            memory_errors=("runtime: out of memory", "cannot allocate memory"),
         ),
         ExecutionLanguage(
             "rust", "Rust", ("rs",), (RUSTC,), _rust_build, _exit_status, 5.0,
@@ -446,6 +673,9 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
             classify_compile=_rust_compile,
             multipl_e="rustc F -o F_noext (edition 2015, 15 s; a compile timeout is Timeout), "
                       "then F_noext (5 s)",
+            proof="the test's (last) fn main is renamed and called by ours, which writes the "
+                  "token when it returns",
+            memory_errors=("memory allocation of ",),
         ),
         ExecutionLanguage(
             "php", "PHP", (), (PHP,), _single("php", "main.php"), _php, 15.0, _CANARIES["php"],
@@ -453,11 +683,16 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
             notes="a parse error is a SyntaxError wherever PHP prints it (MultiPL-E looks for "
                   "it on stdout only, where PHP's CLI with Debian's php.ini never prints it, "
                   "and records Exception); a timeout is Timeout (MultiPL-E: Exception)",
+            proof="a statement after the text (back in PHP mode) writes the token",
+            memory_errors=("Allowed memory size of", "Out of memory"),
         ),
         ExecutionLanguage(
             "ruby", "Ruby", ("rb",), (RUBY,), _single("ruby", "main.rb"), _ruby, 5.0,
             _CANARIES["ruby"],
             multipl_e="ruby F (5 s); a failed run that wrote to stderr is a SyntaxError",
+            proof="test-unit's tests run at the end of the text (not at exit, after the "
+                  "program's own exit handlers), and the token follows when they passed",
+            memory_errors=("NoMemoryError", "failed to allocate memory"),
         ),
         ExecutionLanguage(
             "lua", "Lua", (), (LUA, LUAUNIT), _single("lua", "main.lua"), _lua, 15.0,
@@ -465,11 +700,16 @@ LANGUAGES: dict[str, ExecutionLanguage] = {
             multipl_e="lua F (Lua 5.3 with luaunit, 15 s)",
             notes="a chunk that does not parse is a SyntaxError (MultiPL-E's Lua rule has no "
                   "SyntaxError and records Exception)",
+            proof="the last `os.exit(lu.LuaUnit.run())` writes the token when no test failed, "
+                  "before it exits",
+            memory_errors=("not enough memory",),
         ),
         ExecutionLanguage(
             "bash", "Bash", ("sh", "shell"), (BASH,), _single("bash", "main.sh"), _bash, 15.0,
             _CANARIES["bash"],
             multipl_e="bash F (15 s)",
+            proof="a command after the text writes the token when the last command succeeded",
+            memory_errors=("cannot allocate memory", "xmalloc: cannot allocate"),
         ),
     )
 }
@@ -585,10 +825,14 @@ def verdict(result: ExecutionResult, lang: Any) -> str:
     spec = get_language(lang)
     steps = result.steps
     if not steps:
+        if result.status in ("failed", "killed") and not result.passed:
+            return "Exception"  # refused before it ran (a text too large or not encodable)
         raise ValueError("the result has no step: it is not a run of a program.")
     last = len(steps) - 1
     if last < spec.compile_steps and not steps[last].passed:
         return spec.classify_compile(steps[last])
+    if steps[last].status == "failed" and steps[last].returncode == 0:
+        return "Exception"  # it ended with status 0 before its tests finished (no token)
     outcome = spec.classify_run(steps[last])
     if outcome == "OK" and not result.passed:  # OK needs exit status 0 (MultiPL-E's pass@k)
         return "Exception"
@@ -611,7 +855,7 @@ def _message(spec: ExecutionLanguage, result: ExecutionResult, outcome: str) -> 
     """code_eval's result string; for a command, which step failed and how."""
     if outcome == "OK":
         return "passed"
-    if outcome == "Timeout" or spec.name == "python":
+    if outcome == "Timeout" or spec.name == "python" or not result.steps:
         return "timed out" if outcome == "Timeout" else result.result
     compiling = len(result.steps) <= spec.compile_steps
     how = result.steps[-1].result.removeprefix("failed: ")
@@ -625,7 +869,23 @@ def outcome_of(result: ExecutionResult, lang: Any) -> Outcome:
     program of ``lang`` built by :func:`steps_for` or :func:`program_of`."""
     spec = get_language(lang)
     outcome = verdict(result, spec.name)
+    if outcome != "OK" and result.limit is None and result.steps:
+        step = result.steps[-1]
+        if any(error in step.stderr or error in step.stdout for error in spec.memory_errors):
+            # an allocation failed: the memory limit ended it, whatever the tool's status
+            named = dataclasses.replace(step, status="killed", limit="memory_mb")
+            result = dataclasses.replace(result, status="killed", limit="memory_mb",
+                                         steps=(*result.steps[:-1], named))
     return Outcome(outcome == "OK", outcome, result, _message(spec, result, outcome))
+
+
+def fitted(program: Any, limits: Limits) -> Any:
+    """``program`` with its commands sized to ``limits.memory_mb`` where its language needs
+    it (the JVM); any other program as it is."""
+    if not isinstance(program, LanguageProgram):
+        return program
+    spec = get_language(program.language)
+    return program if spec.fit is None else spec.fit(program, limits.memory_mb)
 
 
 def run_checked(sandbox: Sandbox, program: Any, limits: Limits | None,
@@ -639,7 +899,7 @@ def run_checked(sandbox: Sandbox, program: Any, limits: Limits | None,
         timeout = limits.timeout if limits is not None else sandbox.limits.timeout
         check_toolchain_in(sandbox, spec, find_toolchain(spec.name), timeout)
         checked.add(spec.name)
-    return sandbox.run(program, limits=limits)
+    return sandbox.run(fitted(program, limits or sandbox.limits), limits=limits)
 
 
 def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Toolchain,
@@ -650,14 +910,17 @@ def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Too
         return  # the sandbox's own canary covered the interpreter
     program = spec.build(toolchain, spec.canary, max(spec.compile_timeout or 0.0, 60.0),
                          max(timeout, 30.0))
+    if spec.fit is not None:
+        program = spec.fit(program, sandbox.limits.memory_mb)
     result = sandbox.run(program)
     outcome = verdict(result, spec.name)
     if outcome == "OK":
         return
-    step = result.steps[-1]
+    step = outcome_of(result, spec.name).result.steps[-1]  # a failed allocation named
     detail = (step.stderr.strip() or step.stdout.strip())[-1500:]
     hint = (
-        f" The limit {step.limit} ended it: raise it (e.g. memory_mb) for {spec.display_name}."
+        f" The limit {step.limit} ended it: raise it for {spec.display_name} (memory_mb "
+        f"{sandbox.limits.memory_mb}, max_file_mb {sandbox.limits.max_file_mb})."
         if step.limit not in (None, "timeout") else ""
     )
     raise SandboxError(
@@ -697,7 +960,8 @@ def run_sources(
     if spec.name == "python":
         built = texts  # the sandbox's own interpreter, as today
     else:
-        built = [steps_for(spec.name, text, limits.timeout, toolchain) for text in texts]
+        built = [fitted(steps_for(spec.name, text, limits.timeout, toolchain), limits)
+                 for text in texts]
 
     def prepare(sandbox: Sandbox) -> None:
         check_toolchain_in(sandbox, spec, toolchain, limits.timeout)
