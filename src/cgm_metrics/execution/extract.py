@@ -370,12 +370,7 @@ def _definitions(parsed: Any, language: str) -> Iterator[tuple[str, Any]]:
     for node in parsed.root.named_children:
         if language == "java" and node.type in ("class_declaration", "interface_declaration",
                                                 "enum_declaration", "record_declaration"):
-            body = node.child_by_field_name("body")
-            for member in body.named_children if body is not None else ():
-                if member.type == "method_declaration":
-                    name = member.child_by_field_name("name")
-                    if name is not None:
-                        yield parsed.node_text(name), member
+            yield from _definitions_in(node, parsed)
             continue
         for name in _name_of(node, parsed, language):
             yield name, node
