@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core.languages import LanguageSpec
+from . import languages
+from .languages.parts import LanguageSpec
 
 __version__ = "0.1.0"
 
@@ -23,11 +24,8 @@ __all__ = ["LanguageSpec", "__version__", "get_metric", "languages", "metrics", 
            "module_paths", "score"]
 
 
-def languages() -> list[str]:
-    """Every usable language: the built-in ones and those of installed plugins, sorted."""
-    from .core.languages import supported_languages
-
-    return supported_languages()
+# ``languages`` is the package of the languages; calling it lists every usable language
+# (the built-in ones and those of installed plugins, sorted).
 
 
 def __getattr__(name: str) -> Any:
