@@ -291,7 +291,7 @@ def test_languages_by_name_and_multipl_e_key():
                       "rb": "ruby", "sh": "bash", "py": "python", "java": "java",
                       "php": "php", "lua": "lua"}.items():
         assert get_language(key).name == name
-    with pytest.raises(UnsupportedLanguageError, match="cpp, java, javascript"):
+    with pytest.raises(UnsupportedLanguageError, match="cpp, go, java, javascript"):
         get_language("cobol")
     with pytest.raises(TypeError, match="`lang`"):
         get_language(3)

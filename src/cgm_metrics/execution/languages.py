@@ -1,43 +1,45 @@
-"""The execution languages: how a program text of each language is compiled and run in the
-sandbox, and how its outcome reads in MultiPL-E's vocabulary.
+"""The execution engine's view of the languages: how a program text of a language is
+compiled and run in the sandbox, and how its outcome reads in MultiPL-E's vocabulary.
 
-A program is one text, ``candidate + "\\n" + test`` as for Python (MultiPL-E's layout: the
-prompt and its completion, then the tests). Each language is one :class:`ExecutionLanguage`
-row of :data:`LANGUAGES`: the tools it needs (found on the host, each with the Debian or npm
-package that provides it), the file the text is written to in the run's private directory,
-the steps that compile and run it (each a :class:`~.sandbox.Step` under the sandbox's limits),
-its timeouts, a tiny program that must pass before any other runs (the toolchain's canary),
-and the rule that turns the steps' outcomes into MultiPL-E's verdict.
+A language runs here when its module (:mod:`cgm_metrics.languages`) has an ``execution``
+part (:class:`~cgm_metrics.languages.parts.ExecutionPart`): the tools it needs (found on the
+host, each with the Debian or npm package that provides it), the file the text is written to
+in the run's private directory, the commands that compile and run it (each a
+:class:`~.sandbox.Step` under the sandbox's limits), its default timeout, a tiny program that
+must pass before any other runs (the toolchain's canary), and the rule that turns the steps'
+outcomes into MultiPL-E's verdict. A program is one text, ``candidate + "\\n" + test``
+(MultiPL-E's layout: the prompt and its completion, then the tests). A part without commands
+runs in the sandbox's own interpreter (evaluate's code_eval).
 
 Timeouts. ``timeout`` (of code_eval, edit_sim and :func:`run_sources`) is the wall-clock limit
-of the step that runs the program; None means the language's ``default_timeout``: 3 s for
-Python (evaluate's code_eval), MultiPL-E's run timeouts for the others. The compile step has
-a budget of its own, ``compile_timeout`` (30 s, twice MultiPL-E's 15 s: a loaded machine must not
-turn a slow compile into a verdict), so a program takes at most ``compile_timeout + timeout``.
+of the step that runs the program; None means the language's ``default_timeout`` (evaluate's
+code_eval's for the interpreter, MultiPL-E's run timeouts for the others). A compile step has
+a budget of its own, ``compile_timeout`` (30 s, twice MultiPL-E's 15 s: a loaded machine must
+not turn a slow compile into a verdict), so a program takes at most
+``compile_timeout + timeout``.
 
 Verdicts (MultiPL-E's ``evaluation/src/eval_*.py`` rules, per language): ``OK``,
-``Exception``, ``SyntaxError`` (a compile or parse error), ``Timeout``, and for JavaScript
-and TypeScript also ``AssertionError`` and ``ReferenceError``. ``passed`` is True exactly when
-the verdict is ``OK`` (MultiPL-E's pass@k counts status OK with exit code 0). Where our
-verdict deliberately differs from what MultiPL-E's harness would record, the row's ``notes``
-say so (PHP and Lua parse errors, a PHP timeout, a Go run that fails without printing FAIL).
+``Exception``, ``SyntaxError`` (a compile or parse error), ``Timeout``, and for some
+languages ``AssertionError`` and ``ReferenceError``. ``passed`` is True exactly when the
+verdict is ``OK`` (MultiPL-E's pass@k counts status OK with exit code 0). Where our verdict
+deliberately differs from what MultiPL-E's harness would record, the part's ``notes`` say so.
 
-The canonical names are the parsing languages' (``cpp``, ``javascript``...); MultiPL-E's own
-keys (``cpp``, ``java``, ``js``, ``ts``, ``go_test.go``, ``rs``, ``php``, ``rb``, ``lua``,
-``sh``, ``py``) are aliases, so a problem file's ``language`` field can be passed as it is.
+Names come from the one resolver: MultiPL-E's keys are aliases, so a problem file's
+``language`` field can be passed as it is.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ToolchainMissingError, UnsupportedLanguageError
+from ..errors import ToolchainMissingError
+from ..languages import DEFAULT, Language, all_languages, names, resolve
+from ..languages.parts import COMPILE_TIMEOUT, ExecutionPart, Tool, syntax_error
 from .sandbox import (
     ExecutionResult,
     Limits,
@@ -51,98 +53,7 @@ from .sandbox import (
     run_programs,
 )
 
-COMPILE_TIMEOUT = 30.0
 VERDICTS = ("OK", "Exception", "SyntaxError", "Timeout", "AssertionError", "ReferenceError")
-
-
-# --- tools ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Tool:
-    """Something a language needs on the host: an executable (``candidates``: absolute paths,
-    ``$VARIABLE/path`` or names looked up on PATH, in order) or a file (absolute paths only),
-    and the Debian ``package`` that provides it (``other``: another way to install it)."""
-
-    name: str
-    candidates: tuple[str, ...]
-    package: str  # Debian's, e.g. "g++"
-    kind: str = "executable"  # or "file"
-    other: str = ""  # e.g. "npm install -g typescript"
-
-    @property
-    def install(self) -> str:
-        """How to install it, e.g. ``apt-get install g++``."""
-        return f"apt-get install {self.package}" + (f" (or {self.other})" if self.other else "")
-
-    def find(self) -> str | None:
-        for candidate in self.candidates:
-            if candidate.startswith("$"):  # an environment variable naming a folder
-                variable, _, rest = candidate[1:].partition("/")
-                folder = os.environ.get(variable)
-                if not folder:
-                    continue
-                candidate = os.path.join(folder, rest)
-            if os.path.isabs(candidate):
-                found: str | None = candidate if os.path.isfile(candidate) else None
-            else:
-                found = shutil.which(candidate)
-            if found is None:
-                continue
-            found = os.path.realpath(found)
-            if self.kind == "executable" and not os.access(found, os.X_OK):
-                continue
-            if os.path.basename(found) == "rustup":  # a rustup proxy: its real compiler
-                found = _rustup_compiler(found, self.name)
-                if found is None:
-                    continue
-            return found
-        return None
-
-
-def _rustup_compiler(proxy: str, name: str) -> str | None:
-    """The compiler a rustup proxy stands for (its toolchain's own binary), or None."""
-    try:
-        done = subprocess.run([proxy, "--print", "sysroot"], capture_output=True, text=True,
-                              timeout=60, env={**os.environ, "RUSTUP_AUTO_INSTALL": "0"})
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    root = done.stdout.strip()
-    path = os.path.join(root, "bin", name)
-    return path if done.returncode == 0 and root and os.path.isfile(path) else None
-
-
-GXX = Tool("g++", ("g++",), "g++")
-JAVAC = Tool("javac", ("$JAVA_HOME/bin/javac", "javac"), "default-jdk-headless")
-JAVA = Tool("java", ("$JAVA_HOME/bin/java", "java"), "default-jdk-headless")
-JAVATUPLES = Tool(
-    "javatuples",
-    ("/usr/share/java/javatuples.jar", "/usr/share/java/javatuples-1.2.jar",
-     "/usr/multiple/javatuples-1.2.jar"),
-    "libjavatuples-java",
-    kind="file",
-)
-NODE = Tool("node", ("node", "nodejs"), "nodejs")
-TSC = Tool(
-    "tsc",
-    ("tsc", "/usr/lib/node_modules/typescript/bin/tsc",
-     "/usr/local/lib/node_modules/typescript/bin/tsc", "/usr/share/nodejs/typescript/bin/tsc"),
-    "node-typescript",
-    other="npm install -g typescript",
-)
-GO = Tool("go", ("go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"), "golang-go")
-# Debian's compiler by its path first: a rustup proxy earlier on PATH may have no toolchain
-RUSTC = Tool("rustc", ("/usr/bin/rustc", "rustc"), "rustc")
-PHP = Tool("php", ("php",), "php-cli")
-RUBY = Tool("ruby", ("ruby",), "ruby")
-LUA = Tool("lua", ("lua5.3", "lua"), "lua5.3")
-LUAUNIT = Tool(
-    "luaunit",
-    ("/usr/share/lua/5.3/luaunit.lua", "/usr/local/share/lua/5.3/luaunit.lua"),
-    "lua-unit",
-    kind="file",
-)
-BASH = Tool("bash", ("/bin/bash", "/usr/bin/bash", "bash"), "bash")
 
 
 @dataclass(frozen=True)
@@ -170,337 +81,122 @@ def _exposed_root(path: str) -> str | None:
     return None if folder in homes else folder
 
 
-# --- verdicts ---------------------------------------------------------------------------------
-
-
-def _ran(step: StepResult) -> str | None:
-    """``Timeout`` or ``OK`` where the step's own outcome decides, else None."""
-    if step.status == "timeout":
-        return "Timeout"
-    if step.passed:
-        return "OK"
-    return None
-
-
-def _exit_status(step: StepResult) -> str:
-    return _ran(step) or "Exception"
-
-
-def _node_errors(text: str) -> str:
-    """MultiPL-E's JavaScript rule on a failed run: the first of these names in the output."""
-    if "ERR_ASSERTION" in text:
-        return "AssertionError"
-    if "SyntaxError" in text:
-        return "SyntaxError"
-    if "ReferenceError" in text:
-        return "ReferenceError"
-    return "Exception"
-
-
-def _python(step: StepResult) -> str:
-    return _ran(step) or ("SyntaxError" if "SyntaxError" in step.stderr else "Exception")
-
-
-def _javascript(step: StepResult) -> str:
-    # MultiPL-E searches the printed CompletedProcess: both streams
-    return _ran(step) or _node_errors(step.stdout + step.stderr)
-
-
-def _typescript(step: StepResult) -> str:
-    return _ran(step) or _node_errors(step.stderr)
-
-
-def _go(step: StepResult) -> str:
-    # MultiPL-E: "FAIL" on stdout is an Exception (a build that fails is the compile step's)
-    if step.status == "timeout":
-        return "Timeout"
-    return "Exception" if "FAIL" in step.stdout or not step.passed else "OK"
-
-
-_PHP_PARSE = re.compile(r"(?:^|\n)(?:PHP )?Parse error: ")
-
-
-def _php(step: StepResult) -> str:
-    if step.status == "timeout":
-        return "Timeout"
-    if _PHP_PARSE.search(step.stdout) or _PHP_PARSE.search(step.stderr):
-        return "SyntaxError"
-    return "OK" if step.passed else "Exception"
-
-
-def _ruby(step: StepResult) -> str:
-    # MultiPL-E: a failed run that printed nothing on stderr failed its tests (test-unit
-    # reports on stdout); anything printed on stderr makes it a SyntaxError
-    return _ran(step) or ("Exception" if step.stderr == "" else "SyntaxError")
-
-
-_LUA_LOAD_ERROR = re.compile(r"^[^\n:]+: main\.lua:\d+: ")
-
-
-def _lua(step: StepResult) -> str:
-    # a chunk that does not load is reported in one line, without a traceback
-    load_error = _LUA_LOAD_ERROR.match(step.stderr) and "stack traceback:" not in step.stderr
-    return _ran(step) or ("SyntaxError" if load_error else "Exception")
-
-
-def _bash(step: StepResult) -> str:
-    return _ran(step) or ("SyntaxError" if "syntax error" in step.stderr else "Exception")
-
-
 # --- the table ----------------------------------------------------------------------------------
 
-
-Build = Callable[[Toolchain, str, float, float | None], Program]
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
 @dataclass(frozen=True)
 class ExecutionLanguage:
-    """One execution language. ``build(toolchain, text, compile_timeout, timeout)`` gives the
-    :class:`~.sandbox.Program`; ``compile_steps`` is how many of its steps compile (a failure
-    there is the compile verdict); ``classify_compile(step)`` and ``classify_run(step)`` give
-    the verdict of the step that ended the program."""
+    """One execution language: a language module's ``execution`` part with its names.
+    :meth:`build` gives the :class:`~.sandbox.Program` of a text; ``compile_steps`` is how
+    many of its steps compile (a failure there is the compile verdict);
+    ``classify_compile(step)`` and ``classify_run(step)`` give the verdict of the step that
+    ended the program."""
 
     name: str
     display_name: str
     aliases: tuple[str, ...]
-    tools: tuple[Tool, ...]
-    build: Build
-    classify_run: Callable[[StepResult], str]
-    default_timeout: float
-    canary: str  # a program that must pass (the toolchain's canary in every worker)
-    compile_steps: int = 0
-    compile_timeout: float | None = None
-    classify_compile: Callable[[StepResult], str] = field(
-        default=lambda step: "SyntaxError"
-    )
-    multipl_e: str = ""  # MultiPL-E's command line, for the documentation
-    notes: str = ""  # where our verdict differs from MultiPL-E's harness on purpose
+    part: ExecutionPart
 
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        return self.part.tools
 
-def _python_build(toolchain: Toolchain, text: str, compile_timeout: float,
-                  timeout: float | None) -> Program:
-    return Program((Step(python=text, timeout=timeout),))
+    @property
+    def default_timeout(self) -> float:
+        return float(self.part.default_timeout)
 
+    @property
+    def canary(self) -> str:
+        return self.part.canary
 
-def _single(tool: str, source: str) -> Build:
-    """A program run by one interpreter: ``tool source``."""
+    @property
+    def compile_steps(self) -> int:
+        return self.part.compile_steps
 
-    def build(toolchain: Toolchain, text: str, compile_timeout: float,
+    @property
+    def compile_timeout(self) -> float | None:
+        if self.part.compile_timeout is not None:
+            return float(self.part.compile_timeout)
+        return COMPILE_TIMEOUT if self.compile_steps else None
+
+    @property
+    def in_interpreter(self) -> bool:
+        """Whether programs run in the sandbox's own Python interpreter (no commands)."""
+        return not self.part.commands
+
+    @property
+    def multipl_e(self) -> str:
+        return self.part.multipl_e
+
+    @property
+    def notes(self) -> str:
+        return self.part.notes
+
+    def classify_run(self, step: StepResult) -> str:
+        return self.part.classify_run(step)
+
+    def classify_compile(self, step: StepResult) -> str:
+        rule = self.part.classify_compile or syntax_error
+        return rule(step)
+
+    def build(self, toolchain: Toolchain, text: str, compile_timeout: float,
               timeout: float | None) -> Program:
-        return Program((Step(argv=(toolchain[tool], source), timeout=timeout),), {source: text})
+        """The program that compiles and runs ``text``: its file and its steps."""
+        if self.in_interpreter:
+            return Program((Step(python=text, timeout=timeout),))
+        values = {**toolchain.tools, "source": self.part.source}
 
-    return build
+        def filled(argument: str) -> str:
+            return _PLACEHOLDER.sub(lambda match: values[match.group(1)], argument)
 
-
-def _cpp_build(toolchain: Toolchain, text: str, compile_timeout: float,
-               timeout: float | None) -> Program:
-    return Program(
-        (Step(argv=(toolchain["g++"], "main.cpp", "-o", "main", "-std=c++17"),
-              timeout=compile_timeout),
-         Step(argv=("./main",), timeout=timeout)),
-        {"main.cpp": text},
-    )
-
-
-# A file name no sensible public class has: MultiPL-E writes a temporary name, so a program
-# that declares its class public fails to compile there and must here too.
-_JAVA_SOURCE = "program.java"
+        steps = tuple(
+            Step(argv=tuple(map(filled, command.argv)),
+                 timeout=compile_timeout if command.compile else timeout,
+                 env=dict(command.env) if command.env else None)
+            for command in self.part.commands
+        )
+        return Program(steps, {self.part.source: text})
 
 
-def _java_build(toolchain: Toolchain, text: str, compile_timeout: float,
-                timeout: float | None) -> Program:
-    jar = toolchain["javatuples"]
-    return Program(
-        (Step(argv=(toolchain["javac"], "-encoding", "UTF8", "-cp", jar, "-d", "classes",
-                    _JAVA_SOURCE), timeout=compile_timeout),
-         Step(argv=(toolchain["java"], "-ea", "-cp", f"classes:{jar}", "Problem"),
-              timeout=timeout)),
-        {_JAVA_SOURCE: text},
-    )
+def _row(language: Language) -> ExecutionLanguage:
+    assert language.execution is not None
+    return ExecutionLanguage(language.name, language.display_name, language.names[1:],
+                             language.execution)
 
 
-def _typescript_build(toolchain: Toolchain, text: str, compile_timeout: float,
-                      timeout: float | None) -> Program:
-    node = toolchain["node"]
-    return Program(
-        (Step(argv=(node, toolchain["tsc"], "--target", "esnext", "main.ts"),
-              timeout=compile_timeout),
-         Step(argv=(node, "main.js"), timeout=timeout)),
-        {"main.ts": text},
-    )
+_ROWS: dict[str, ExecutionLanguage] = {}
 
 
-_GO_ENV = {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off", "GOFLAGS": ""}
+def _execution_row(language: Language) -> ExecutionLanguage:
+    row = _ROWS.get(language.name)
+    if row is None or row.part is not language.execution:
+        row = _ROWS[language.name] = _row(language)
+    return row
 
 
-def _go_build(toolchain: Toolchain, text: str, compile_timeout: float,
-              timeout: float | None) -> Program:
-    # MultiPL-E runs `go test F_test.go`; here its two halves, so that each has its own limit:
-    # `go test -c` builds (and vets, as go test does) the test binary, with its build cache,
-    # GOPATH and configuration in the run's private HOME; then the binary runs as go test
-    # runs it (a test that exits with status 0 early fails)
-    return Program(
-        (Step(argv=(toolchain["go"], "test", "-c", "-o", "main.test", "main_test.go"),
-              timeout=compile_timeout, env=_GO_ENV),
-         Step(argv=("./main.test", "-test.paniconexit0"), timeout=timeout)),
-        {"main_test.go": text},
-    )
-
-
-def _rust_build(toolchain: Toolchain, text: str, compile_timeout: float,
-                timeout: float | None) -> Program:
-    return Program(
-        (Step(argv=(toolchain["rustc"], "main.rs", "-o", "main"), timeout=compile_timeout),
-         Step(argv=("./main",), timeout=timeout)),
-        {"main.rs": text},
-    )
-
-
-def _rust_compile(step: StepResult) -> str:
-    return "Timeout" if step.status == "timeout" else "SyntaxError"
-
-
-_CANARIES = {
-    "python": "def add(a, b):\n    return a + b\n\nassert add(2, 3) == 5\n",
-    "cpp": "#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) {\n"
-           "    return a + b;\n}\nint main() {\n    auto candidate = add;\n"
-           "    assert(candidate((2), (3)) == (5));\n}\n",
-    "java": "import java.util.*;\nimport org.javatuples.*;\nclass Problem {\n"
-            "    public static Pair<Long, Long> add(long a, long b) {\n"
-            "        return Pair.with(a + b, a - b);\n    }\n"
-            "    public static void main(String[] args) {\n"
-            "    assert(add((2l), (3l)).equals((Pair.with(5l, -1l))));\n    }\n\n}\n",
-    "javascript": "function add(a, b){\n  return a + b;\n}\n\n"
-                  "const assert = require('node:assert');\n\nfunction test() {\n"
-                  "  let candidate = add;\n  assert.deepEqual(candidate(2, 3),5);\n}\n\ntest();\n",
-    "typescript": "function add(a: number, b: number): number {\n  return a + b;\n}\n\n"
-                  "declare var require: any;\nconst assert = require('node:assert');\n\n"
-                  "function test() {\n  let candidate = add;\n"
-                  "  assert.deepEqual(candidate(2, 3),5);\n}\n\ntest();\n",
-    "go": "package add_test\n\nimport (\n    \"testing\"\n    \"fmt\"\n)\n\n"
-          "func add(a int, b int) int {\n    return a + b\n}\n\n"
-          "func TestAdd(t *testing.T) {\n  candidate := add\n"
-          "  if fmt.Sprintf(\"%v\", candidate(2, 3)) != fmt.Sprintf(\"%v\", 5) {\n"
-          "    t.Errorf(\"expected 5\")\n  }\n}\n",
-    "rust": "fn add(a: isize, b: isize) -> isize {\n    a + b\n}\n\nfn main() {\n"
-            "    let candidate = add;\n    assert_eq!(candidate(2, 3), 5);\n}\n",
-    "php": "<?php\nfunction add($a, $b) {\n    return $a + $b;\n}\n"
-           "function candidate(...$args) {\n    return add(...$args);\n}\n\n"
-           "function test(): void {\n"
-           "    if (candidate(2, 3) !== 5) { throw new Exception(\"Test failed!\"); }\n}\n\n"
-           "test();\n",
-    "ruby": "def add(a, b)\n  a + b\nend\n\nrequire 'test/unit'\n"
-            "class TestHumanEval < Test::Unit::TestCase\n  def test_add\n"
-            "    candidate = method(:add)\n    assert_equal(5, candidate.call(2, 3))\n"
-            "  end\nend\n",
-    "lua": "local function add(a, b)\n  return a + b\nend\n\nlu = require('luaunit')\n\n"
-           "function test_humaneval()\nlocal candidate = add\n"
-           "    lu.assertEquals(candidate(2, 3), 5)\nend\n\nos.exit(lu.LuaUnit.run())\n",
-    "bash": "#!/bin/bash\nadd() {\n    echo $(( $1 + $2 ))\n}\n\ncandidate() {\n"
-            "    add \"$@\"\n}\n\nset -e\nrun_test() {\n"
-            "    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n}\n\nrun_test\n",
-}
-
-LANGUAGES: dict[str, ExecutionLanguage] = {
-    spec.name: spec
-    for spec in (
-        ExecutionLanguage(
-            "python", "Python", ("py", "python3"), (), _python_build, _python, 3.0,
-            _CANARIES["python"],
-            multipl_e="python3 F (15 s); here the sandbox's own interpreter, as evaluate's "
-                      "code_eval runs a program (exec in a fresh namespace)",
-        ),
-        ExecutionLanguage(
-            "cpp", "C++", ("c++", "cxx", "cc"), (GXX,), _cpp_build, _exit_status, 15.0,
-            _CANARIES["cpp"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
-            multipl_e="g++ F -o F_noext -std=c++17, then F_noext (15 s each)",
-        ),
-        ExecutionLanguage(
-            "java", "Java", (), (JAVAC, JAVA, JAVATUPLES), _java_build, _exit_status, 15.0,
-            _CANARIES["java"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
-            multipl_e="javac -encoding UTF8 -d DIR F (javatuples on the classpath), then "
-                      "java -ea -cp DIR:javatuples.jar Problem (15 s each)",
-        ),
-        ExecutionLanguage(
-            "javascript", "JavaScript", ("js", "node", "nodejs"), (NODE,), _single("node",
-            "main.js"), _javascript, 5.0, _CANARIES["javascript"],
-            multipl_e="node F (5 s)",
-        ),
-        ExecutionLanguage(
-            "typescript", "TypeScript", ("ts",), (NODE, TSC), _typescript_build, _typescript,
-            15.0, _CANARIES["typescript"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
-            multipl_e="tsc --target esnext F.ts, then node F.js (15 s each)",
-        ),
-        ExecutionLanguage(
-            "go", "Go", ("golang", "go_test.go"), (GO,), _go_build, _go, 15.0, _CANARIES["go"],
-            compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
-            multipl_e="go test F_test.go (30 s for building and running; a failed build or "
-                      "setup is a SyntaxError); here go test -c, then the test binary",
-            notes="a run that fails without printing FAIL is an Exception here (MultiPL-E "
-                  "would record OK with a nonzero exit code, which its pass@k does not count)",
-        ),
-        ExecutionLanguage(
-            "rust", "Rust", ("rs",), (RUSTC,), _rust_build, _exit_status, 5.0,
-            _CANARIES["rust"], compile_steps=1, compile_timeout=COMPILE_TIMEOUT,
-            classify_compile=_rust_compile,
-            multipl_e="rustc F -o F_noext (edition 2015, 15 s; a compile timeout is Timeout), "
-                      "then F_noext (5 s)",
-        ),
-        ExecutionLanguage(
-            "php", "PHP", (), (PHP,), _single("php", "main.php"), _php, 15.0, _CANARIES["php"],
-            multipl_e="php F (15 s)",
-            notes="a parse error is a SyntaxError wherever PHP prints it (MultiPL-E looks for "
-                  "it on stdout only, where PHP's CLI with Debian's php.ini never prints it, "
-                  "and records Exception); a timeout is Timeout (MultiPL-E: Exception)",
-        ),
-        ExecutionLanguage(
-            "ruby", "Ruby", ("rb",), (RUBY,), _single("ruby", "main.rb"), _ruby, 5.0,
-            _CANARIES["ruby"],
-            multipl_e="ruby F (5 s); a failed run that wrote to stderr is a SyntaxError",
-        ),
-        ExecutionLanguage(
-            "lua", "Lua", (), (LUA, LUAUNIT), _single("lua", "main.lua"), _lua, 15.0,
-            _CANARIES["lua"],
-            multipl_e="lua F (Lua 5.3 with luaunit, 15 s)",
-            notes="a chunk that does not parse is a SyntaxError (MultiPL-E's Lua rule has no "
-                  "SyntaxError and records Exception)",
-        ),
-        ExecutionLanguage(
-            "bash", "Bash", ("sh", "shell"), (BASH,), _single("bash", "main.sh"), _bash, 15.0,
-            _CANARIES["bash"],
-            multipl_e="bash F (15 s)",
-        ),
-    )
-}
-
-ALIASES: dict[str, str] = {
-    alias: spec.name for spec in LANGUAGES.values() for alias in spec.aliases
-}
+def __getattr__(name: str) -> Any:
+    # the execution languages by name and their aliases, read when asked (plugins included)
+    if name == "LANGUAGES":
+        return {key: _execution_row(language)
+                for key, language in all_languages().items() if language.execution is not None}
+    if name == "ALIASES":
+        return {alias: row.name for row in __getattr__("LANGUAGES").values()
+                for alias in row.aliases}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def execution_languages() -> list[str]:
-    """The names of the execution languages, in the table's order."""
-    return list(LANGUAGES)
+    """The names of the execution languages, sorted."""
+    return names("execution")
 
 
 def get_language(lang: Any, argument: str = "lang") -> ExecutionLanguage:
-    """The row of ``lang`` (a name or alias, any case; MultiPL-E's keys included); an
-    :class:`UnsupportedLanguageError` listing the languages otherwise."""
-    if isinstance(lang, (list, tuple)) and len(lang) == 1:
-        lang = lang[0]
-    if not isinstance(lang, str):
-        raise TypeError(
-            f"`{argument}` must be a language name such as 'python' or 'cpp', got "
-            f"{type(lang).__name__}. Execution languages: {', '.join(LANGUAGES)}."
-        )
-    key = lang.strip().lower()
-    key = ALIASES.get(key, key)
-    if key not in LANGUAGES:
-        raise UnsupportedLanguageError(
-            f"Unknown language {lang!r} for `{argument}`: not an execution language. "
-            f"Supported: {', '.join(LANGUAGES)} (aliases: {', '.join(sorted(ALIASES))})."
-        )
-    return LANGUAGES[key]
+    """The row of ``lang`` (a name or alias, any case; MultiPL-E's keys included), from the
+    one resolver; an :class:`UnsupportedLanguageError` listing the execution languages
+    otherwise (a language that can be parsed but not run says what its module lacks)."""
+    return _execution_row(resolve(lang, argument, part="execution", user="execution"))
 
 
 def find_toolchain(lang: Any) -> Toolchain:
@@ -530,7 +226,8 @@ def find_toolchain(lang: Any) -> Toolchain:
 def missing_packages(languages: Iterable[Any] | None = None) -> list[str]:
     """The Debian packages that would provide the missing tools of ``languages`` (all of
     them by default), in the table's order, each once (scripts/test.sh installs these)."""
-    specs = LANGUAGES.values() if languages is None else [get_language(x) for x in languages]
+    specs = ([get_language(name) for name in execution_languages()] if languages is None
+             else [get_language(x) for x in languages])
     packages = [tool.package for spec in specs for tool in spec.tools if tool.find() is None]
     return list(dict.fromkeys(packages))
 
@@ -548,7 +245,7 @@ class LanguageProgram(Program):
     """A :class:`~.sandbox.Program` built for an execution language (``language``, its
     canonical name): its verdict follows the language's rules (:func:`outcome_of`)."""
 
-    language: str = "python"
+    language: str = DEFAULT
 
 
 def _built(spec: ExecutionLanguage, toolchain: Toolchain | None, text: Any,
@@ -609,7 +306,7 @@ def _message(spec: ExecutionLanguage, result: ExecutionResult, outcome: str) -> 
     """code_eval's result string; for a command, which step failed and how."""
     if outcome == "OK":
         return "passed"
-    if outcome == "Timeout" or spec.name == "python":
+    if outcome == "Timeout" or spec.in_interpreter:
         return "timed out" if outcome == "Timeout" else result.result
     compiling = len(result.steps) <= spec.compile_steps
     how = result.steps[-1].result.removeprefix("failed: ")
@@ -632,7 +329,8 @@ def run_checked(sandbox: Sandbox, program: Any, limits: Limits | None,
     worker (once per language, remembered in ``checked``) when ``program`` is a
     :class:`LanguageProgram` of a language other than Python."""
     language = getattr(program, "language", None)
-    if isinstance(program, LanguageProgram) and language != "python" and language not in checked:
+    if isinstance(program, LanguageProgram) and language not in checked and not get_language(
+            language).in_interpreter:
         spec = get_language(language)
         timeout = limits.timeout if limits is not None else sandbox.limits.timeout
         check_toolchain_in(sandbox, spec, find_toolchain(spec.name), timeout)
@@ -644,7 +342,7 @@ def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Too
                        timeout: float) -> None:
     """The toolchain's canary in one worker: its tiny right program must pass there, or a
     :class:`~.sandbox.SandboxError` says why (a harness failure, never a verdict)."""
-    if spec.name == "python":
+    if spec.in_interpreter:
         return  # the sandbox's own canary covered the interpreter
     program = spec.build(toolchain, spec.canary, max(spec.compile_timeout or 0.0, 60.0),
                          max(timeout, 30.0))
@@ -668,7 +366,7 @@ def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Too
 
 def run_sources(
     programs: Iterable[str],
-    lang: Any = "python",
+    lang: Any = DEFAULT,
     *,
     limits: Limits | None = None,
     num_workers: int = 4,
@@ -692,8 +390,8 @@ def run_sources(
     limits = limits if limits is not None else Limits(timeout=spec.default_timeout)
     toolchain = find_toolchain(spec.name)
     built: Sequence[Any]
-    if spec.name == "python":
-        built = texts  # the sandbox's own interpreter, as today
+    if spec.in_interpreter:
+        built = texts  # the sandbox's own interpreter
     else:
         built = [steps_for(spec.name, text, limits.timeout, toolchain) for text in texts]
 
@@ -708,7 +406,7 @@ def run_sources(
         allow_code_execution=True,
         progress=progress,
         paths=toolchain.paths,
-        prepare=None if spec.name == "python" else prepare,
+        prepare=None if spec.in_interpreter else prepare,
     )
     return [outcome_of(result, spec.name) for result in results]
 
@@ -733,7 +431,7 @@ def describe_languages(versions: bool = False) -> list[dict[str, Any]]:
     """Per execution language: name, display name, aliases, whether it can run here, its
     tools (paths, and with ``versions`` their version lines) or the reason and the fix."""
     rows = []
-    for spec in LANGUAGES.values():
+    for spec in map(get_language, execution_languages()):
         row: dict[str, Any] = {"name": spec.name, "display_name": spec.display_name,
                                "aliases": list(spec.aliases), "default_timeout":
                                spec.default_timeout, "compile_timeout": spec.compile_timeout}
@@ -743,10 +441,10 @@ def describe_languages(versions: bool = False) -> list[dict[str, Any]]:
             row.update(available=False, reason=str(error), tools={})
         else:
             tools = dict(toolchain.tools)
-            if spec.name == "python":
+            if spec.in_interpreter:
                 import sys
 
-                tools = {"python": sys.executable}
+                tools = {"interpreter": sys.executable}
             row.update(available=True, reason="", tools=tools)
             if versions:
                 row["versions"] = {name: tool_version(path) for name, path in tools.items()}
@@ -755,9 +453,7 @@ def describe_languages(versions: bool = False) -> list[dict[str, Any]]:
 
 
 __all__ = [
-    "ALIASES",
     "COMPILE_TIMEOUT",
-    "LANGUAGES",
     "VERDICTS",
     "ExecutionLanguage",
     "LanguageProgram",

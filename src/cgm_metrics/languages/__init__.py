@@ -289,7 +289,7 @@ def resolve(
             f"{type(lang).__name__}. Supported: {', '.join(covered)}."
         )
     language = find(lang)
-    who = f" for {user}" if user else ""
+    who = f" of {user}" if user else ""
     if language is None:
         raise UnsupportedLanguageError(
             f"Unknown language {lang!r} for `{argument}`{who}. Supported: "
@@ -299,7 +299,7 @@ def resolve(
     if part is not None and not language.has(part):
         raise UnsupportedLanguageError(
             f"{language.display_name} ({language.name!r}, `{argument}`) has no {PARTS[part]} "
-            f"part{who}: its module {language.module} defines no `{part}`. Supported: "
+            f"part: its module {language.module} defines no `{part}`. Supported: "
             f"{', '.join(covered)}. To add it, give {language.module} "
             f"{_HOW_TO_ADD[part]} (ARCHITECTURE.md, 'A new language')."
         )

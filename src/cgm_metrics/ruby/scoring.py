@@ -27,7 +27,7 @@ from ..core.languages import LanguageSpec, resolve_language
 from ..core.parsing import ParsedCode, parse
 from ..core.tokenizers import code_tokens
 from .ged import graph_similarity
-from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph
+from .pdg import ProgramGraph, program_graph
 from .syntax import syntax_tree
 from .ted import Tree, edit_cells, tree_similarity
 
@@ -106,7 +106,7 @@ class _Snippet:
     def graph(self) -> ProgramGraph | None:
         if self._graph is False:
             self._graph = None
-            if self.start == "graph" and self.language.name in PDG_LANGUAGES and self.parsable:
+            if self.start == "graph" and self.parsable:
                 self._graph = program_graph(self._parsed, MAX_GRAPH_NODES, MAX_GRAPH_EDGES)
         return self._graph  # type: ignore[return-value]
 

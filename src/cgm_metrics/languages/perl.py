@@ -1,0 +1,149 @@
+"""Perl: everything the library knows of it.
+
+Parsing with the ``tree-sitter-perl`` grammar wheel (pinned in setup.cfg); TSED with the
+grammar of ``tree-sitter-language-pack``, as the ``tsed`` package reads Perl. CodeBLEU has no
+Perl in the ``codebleu`` package: its keywords and dataflow rules below are mapped onto this
+grammar as for the other languages the package does not have. Execution follows MultiPL-E's
+Perl harness (``perl F``; the tests call ``eq_deeply`` of ``Test::Deep`` and ``exit 1`` on a
+mismatch).
+"""
+
+import re
+from typing import Any
+
+from . import Language
+from .parts import (
+    CodeBleuPart,
+    Command,
+    CommentStyle,
+    DataflowRules,
+    ExecutionPart,
+    LanguageSpec,
+    Quote,
+    Tool,
+    TsedPart,
+    words,
+)
+
+# perlsyn (compound statements, loop control), perlop (the named operators: and, or, not,
+# xor, the string comparisons and x), perlsub / perlmod (declarations, the phase blocks) and
+# perlfunc's declarations and special literals; symbols (=~, ->, ...) are left out, as the
+# package's lists leave out operators.
+KEYWORDS = words(
+    "if elsif else unless while until for foreach do last next redo goto return sub my our "
+    "local state package use no require BEGIN END INIT CHECK UNITCHECK and or not xor eq ne "
+    "lt gt le ge cmp x defined undef ref bless die eval wantarray print say __PACKAGE__ "
+    "__FILE__ __LINE__ __SUB__ __DATA__ __END__"
+)
+
+RULES = DataflowRules(
+    # `my $x = ...` and `$x += ...` are assignment expressions (left / right fields); a list
+    # assignment `my ($a, $b) = @_` computes each variable from each on the right
+    assignment=("assignment_expression",),
+    increment=("postinc_expression", "preinc_expression"),
+    # if / elsif / else nest as Ruby's do
+    branch=("conditional_statement", "elsif", "else"),
+    branch_style="plain",
+    foreach=("for_statement",),
+    foreach_name="variable",
+    foreach_value="list",
+    foreach_body="block",
+    c_for=("cstyle_for_statement",),
+    c_for_restart="expression_statement",
+    loop=("loop_statement",),
+    identifier="varname",
+    # "..." is not kept whole: the variables interpolated in it are read
+    atomic=("string_literal", "quoted_regexp", "heredoc_content"),
+    comments=("comment", "pod"),
+)
+
+# perlsyn "Comments" and perlop "Quote and Quote-like Operators": `#` to the end of the line
+# where a word starts (so $#array and s/a#b// stay), single and double quotes. POD blocks
+# stay in the text as documentation, as docstrings do outside Python.
+COMMENT_STYLE = CommentStyle(
+    line=("#",),
+    line_at_word_start=True,
+    quotes=(Quote("'"), Quote('"')),
+)
+
+PROBE = (
+    "sub f { my ($a, $b) = @_; my $s = $a; for my $v (@$b) { $s += $v; } # c\n"
+    "  if ($s > 0) { return $s; } elsif ($s < 0) { return -$s; } else { $s++; } }\n"
+    "my %h = (x => \"$s\");\n"
+    "my $y = ;"
+)
+
+# a program that does not compile: perl reports it and stops before running anything
+_COMPILE_ERROR = re.compile(r"aborted due to compilation errors\.|(?:^|\n)syntax error at ")
+
+
+def _classify_run(step: Any) -> str:
+    # MultiPL-E's eval_pl.py: Timeout; a nonzero exit status is an Exception; so is ERROR
+    # printed on either stream; else OK
+    if step.status == "timeout":
+        return "Timeout"
+    if not step.passed:
+        return "SyntaxError" if _COMPILE_ERROR.search(step.stderr) else "Exception"
+    if "ERROR" in step.stdout or "ERROR" in step.stderr:
+        return "Exception"
+    return "OK"
+
+
+EXECUTION = ExecutionPart(
+    tools=(
+        Tool("perl", ("/usr/bin/perl", "perl"), "perl"),
+        # found when perl loads it (its path is perl's own)
+        Tool("Test::Deep", ("/usr/bin/perl", "perl"), "libtest-deep-perl",
+             check=("-MTest::Deep", "-e", "1")),
+    ),
+    source="main.pl",
+    commands=(Command(("{perl}", "{source}")),),
+    classify_run=_classify_run,
+    default_timeout=15.0,
+    canary=(
+        "# add two numbers\n"
+        "sub add {\n"
+        "    my($a, $b) = @_;\n"
+        "    return $a + $b;\n"
+        "}\n"
+        "use Test::Deep;\n"
+        "\n"
+        "sub testhumaneval {\n"
+        "    my $candidate = \\&add;\n"
+        "        if(eq_deeply($candidate->(2, 3),5)) {\n"
+        "        print \"ok!\" }else{\n"
+        "        exit 1;\n"
+        "        }\n"
+        "}\n"
+        "\n"
+        "testhumaneval();\n"
+    ),
+    multipl_e="perl F (15 s); a nonzero exit status or ERROR in the output is an Exception",
+    notes=(
+        "a program that does not compile (perl: 'aborted due to compilation errors') is a "
+        "SyntaxError (MultiPL-E's Perl rule has no SyntaxError and records Exception)"
+    ),
+)
+
+LANGUAGE = Language(
+    name="perl",
+    display_name="Perl",
+    aliases=("perl5",),
+    multipl_e=("pl",),
+    extensions=(".pl", ".pm", ".t"),
+    parsing=LanguageSpec(
+        "perl",
+        "tree_sitter_perl",
+        "language",
+        comment_types=frozenset({"comment", "pod"}),
+        string_types=frozenset(
+            {"command_string", "heredoc_content", "interpolated_string_literal",
+             "match_regexp", "quoted_regexp", "quoted_word_list", "string_literal",
+             "substitution_regexp", "transliteration_expression"}
+        ),
+        identifier_types=frozenset({"varname"}),
+    ),
+    codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
+    tsed=TsedPart(pack="perl"),
+    execution=EXECUTION,
+)
