@@ -52,8 +52,8 @@ RULES = DataflowRules(
     c_for_restart="expression_statement",
     loop=("loop_statement",),
     identifier="varname",
-    # "..." is not kept whole: the variables interpolated in it are read
-    atomic=("string_literal", "quoted_regexp", "heredoc_content"),
+    # literals are kept whole, "..." too (its quotes would be names otherwise)
+    atomic=("heredoc_content", "interpolated_string_literal", "quoted_regexp", "string_literal"),
     comments=("comment", "pod"),
 )
 
