@@ -447,7 +447,9 @@ def describe_languages(versions: bool = False) -> list[dict[str, Any]]:
                 tools = {"interpreter": sys.executable}
             row.update(available=True, reason="", tools=tools)
             if versions:
-                row["versions"] = {name: tool_version(path) for name, path in tools.items()}
+                checked = {tool.name for tool in spec.tools if tool.check}  # a library
+                row["versions"] = {name: "" if name in checked else tool_version(path)
+                                   for name, path in tools.items()}
         rows.append(row)
     return rows
 
