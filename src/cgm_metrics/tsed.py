@@ -280,7 +280,7 @@ class TsedMetric(MeanOfItems):
     seconds_per_1k_chars = 0.7  # benchmarks/metric_cost.py, worst case (quadratic tree edit distance)
     scale = 1.0
     higher_is_better = True
-    languages = covering("tsed")  # type: ignore[assignment]
+    languages = covering("tsed")
     runs_code = False
 
     def __init__(

@@ -36,7 +36,7 @@ class CodeBleuMetric(Metric):
     description = ("The mean of four parts, 0-1: n-gram match (BLEU), weighted n-gram match "
                    "(keywords count more), syntax match (AST subtrees) and dataflow match "
                    "(variable dependencies). Identical to the codebleu package.")
-    languages = covering("codebleu")  # type: ignore[assignment]
+    languages = covering("codebleu")
     seconds_per_1k_chars = 0.011  # benchmarks/metric_cost.py, worst case
 
     def __init__(
