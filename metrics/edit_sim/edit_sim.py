@@ -4,7 +4,7 @@ generation saves, alone or combined with unit-test outcomes, plus pass@k (Chen e
 import evaluate
 
 from cgm_metrics.core.inputs import check_flag
-from cgm_metrics.edit_sim.evaluate_glue import compute_edit_sim
+from cgm_metrics.execution.edit_sim_module import compute_edit_sim
 from cgm_metrics.hub import CheckedModule, code_features
 
 _CITATION = """\

@@ -19,7 +19,7 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from .core.plugins import METRICS_GROUP, entry_points, load
+from .plugins import METRICS_GROUP, entry_points, load
 
 if TYPE_CHECKING:
     from .metric import Metric

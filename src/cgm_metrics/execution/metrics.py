@@ -237,18 +237,17 @@ class PassAtK(ExecutionMetric):
             return {"pass": np.where(samples > 0, stats[..., 3] / np.where(samples > 0,
                                                                            samples, 1), 0.0)}
 
-    def exact_test(self, stats_a: np.ndarray, stats_b: np.ndarray) -> dict[str, Any] | None:
-        """McNemar's exact test of two systems' verdicts for pass@1 with one sample a task
-        (None otherwise): ``{"test", "only_a_passes", "only_b_passes", "both_pass",
-        "neither_passes", "p_value"}``."""
+    def paired_outcomes(self, stats_a: np.ndarray,
+                        stats_b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The two systems' pass/fail verdicts per task, for McNemar's exact test
+        (``significance.classical.metric_exact_test``), for pass@1 with one sample a task
+        (None otherwise)."""
         if self.k != 1:
             return None
         a, b = np.asarray(stats_a), np.asarray(stats_b)
         if len(a) < 2 or not (np.all(a[:, 2] == 1) and np.all(b[:, 2] == 1)):
             return None
-        from ..significance.classical import mcnemar_exact
-
-        return {"test": "mcnemar_exact", **mcnemar_exact(a[:, 3] > 0, b[:, 3] > 0).to_dict()}
+        return a[:, 3] > 0, b[:, 3] > 0
 
 
 _FAMILY: dict[int, type[PassAtK]] = {}

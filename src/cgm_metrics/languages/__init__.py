@@ -184,7 +184,7 @@ def plugins() -> dict[str, Language]:
     global _PLUGINS
     with _LOCK:
         if _PLUGINS is None:
-            from ..core.plugins import LANGUAGES_GROUP, entry_points, load
+            from ..plugins import LANGUAGES_GROUP, entry_points, load
 
             known = builtin()
             found: dict[str, Language] = {}

@@ -12,6 +12,7 @@ from ..core.inputs import check_inputs
 from ..metric import Metric
 from ..registry import get_metric, is_metric, metrics
 from . import resampling
+from .classical import metric_exact_test
 from .paired import (
     CI_RESAMPLES,
     assemble_result,
@@ -164,8 +165,7 @@ def _execution_paired(metric: Any, predictions_a: Any, predictions_b: Any, refer
     result = run_paired(metric.score_from_statistics, stats_a, stats_b, metric_signature(metric),
                         method, n_resamples, seed, alpha, confidence, ("a", "b"),
                         higher_is_better(metric))
-    exact = getattr(metric, "exact_test", None)
-    return replace(result, exact_test=exact(stats_a, stats_b) if exact is not None else None)
+    return replace(result, exact_test=metric_exact_test(metric, stats_a, stats_b))
 
 
 def paired_test_texts(
