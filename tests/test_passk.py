@@ -126,8 +126,8 @@ def test_pass_at_k_is_a_family_of_registry_metrics():
             cgm_metrics.get_metric(name)
     with pytest.raises(ValueError, match="needs `lang`"):
         cgm_metrics.get_metric("pass@1")
-    with pytest.raises(ValueError, match="does not support lang='java'"):
-        cgm_metrics.get_metric("pass@1", lang="java")
+    with pytest.raises(ValueError, match="does not support lang='kotlin'"):
+        cgm_metrics.get_metric("pass@1", lang="kotlin")  # parsed, not run here
     metric = cgm_metrics.get_metric("pass@10", lang="python", timeout=5, retry_timeout=20,
                                     allow_code_execution=True)
     assert metric.signature().startswith("pass@10|lang:python|retry_timeout:20.0|timeout:5.0|")
@@ -629,7 +629,7 @@ def test_program_for_is_the_one_place_a_program_is_built():
     other = Problem("HumanEval/2", problem.prompt, problem.test, problem.entry_point,
                     language="c_sharp")
     with pytest.raises(ValueError, match=r"HumanEval/2: programs in language 'c_sharp' cannot "
-                       r"be run here; the languages that run are: python, cpp, java"):
+                       r"be run here; the languages that run are: bash, cpp, go, java"):
         program_for(other, "    return 0.5\n")
 
 

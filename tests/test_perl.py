@@ -189,3 +189,12 @@ def test_a_language_that_cannot_run_says_what_its_module_lacks():
         compute_code_eval([["x"]], ["y"], k=[1], allow_code_execution=True, lang="kotlin")
     with pytest.raises(UnsupportedLanguageError, match=r"C# .*no RUBY's graph level part.*PdgSpec"):
         languages.resolve("cs", part="pdg")
+
+
+@needs_sandbox
+def test_pass_at_k_metric_takes_perl_as_code_eval_does():
+    from cgm_metrics.execution.metrics import candidate_statistics
+
+    metric = cgm_metrics.get_metric("pass@1", lang="pl", allow_code_execution=True, timeout=3)
+    stats = candidate_statistics(metric, [[[PROMPT + c] for c, _ in CASES[:3]]], [TESTS] * 3)
+    assert metric.corpus_score(stats[0]) == pytest.approx(1 / 3)  # only the right one passes

@@ -60,13 +60,14 @@ def _pygments_tokens(code: str, lang: str) -> list[str]:
         raise ImportError(
             "tokenize='pygments' needs Pygments: pip install Pygments (or use tokenize='code')."
         ) from None
-    lexer = get_lexer_by_name(_PYGMENTS_NAMES.get(lang, lang), stripnl=False, ensurenl=False)
+    from .languages import find
+
+    language = find(lang)
+    name = language.pygments if language is not None and language.pygments else lang
+    lexer = get_lexer_by_name(name, stripnl=False, ensurenl=False)
     return [
         text for kind, text in lexer.get_tokens(code) if text.strip() and kind not in Comment
     ]
-
-
-_PYGMENTS_NAMES = {"c_sharp": "csharp"}
 
 
 def tokenizer(tokenize: object, lang: str | None = "python") -> Callable[[str], list[str]]:

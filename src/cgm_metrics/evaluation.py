@@ -494,9 +494,10 @@ class Evaluation:
             if getattr(metric, "paired_outcomes", None) is None:
                 continue
             stats = self.statistics[name]
-            results = [metric_exact_test(metric, stats[pair.system_a], stats[pair.system_b])
-                       for pair in comparison.pairs]
-            if not results or any(result is None for result in results):
+            found = [metric_exact_test(metric, stats[pair.system_a], stats[pair.system_b])
+                     for pair in comparison.pairs]
+            results = [result for result in found if result is not None]
+            if not results or len(results) < len(found):
                 continue
             adjusted = adjust([result["p_value"] for result in results], correction)
             out[name] = [{**result, "p_adjusted": float(q)}

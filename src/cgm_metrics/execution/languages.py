@@ -411,15 +411,11 @@ def run_sources(
     return [outcome_of(result, spec.name) for result in results]
 
 
-def tool_version(path: str) -> str:
-    """The first line a tool prints about its version (for listings), or ''."""
-    name = os.path.basename(path)
-    if name.endswith((".jar", ".lua")):
-        return ""
-    flags = {"java": "-version", "javac": "-version", "go": "version"}
-    flag = "-v" if name.startswith("lua") else flags.get(name, "--version")
+def tool_version(path: str, arguments: Sequence[str] = ("--version",)) -> str:
+    """The first line a tool prints about its version when run with ``arguments`` (its
+    ``Tool.version``; for listings), or ''."""
     try:
-        done = subprocess.run([path, flag], capture_output=True, text=True, timeout=60,
+        done = subprocess.run([path, *arguments], capture_output=True, text=True, timeout=60,
                               stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return ""
@@ -447,9 +443,12 @@ def describe_languages(versions: bool = False) -> list[dict[str, Any]]:
                 tools = {"interpreter": sys.executable}
             row.update(available=True, reason="", tools=tools)
             if versions:
-                checked = {tool.name for tool in spec.tools if tool.check}  # a library
-                row["versions"] = {name: "" if name in checked else tool_version(path)
-                                   for name, path in tools.items()}
+                shown = {tool.name: tool.version for tool in spec.tools
+                         if tool.kind == "executable" and not tool.check}  # not a library
+                if spec.in_interpreter:
+                    shown["interpreter"] = ("--version",)
+                row["versions"] = {name: tool_version(path, shown[name]) if name in shown
+                                   else "" for name, path in tools.items()}
         rows.append(row)
     return rows
 

@@ -77,10 +77,11 @@ def program_for(problem: Problem, completion: str) -> Any:
     return program_of(row.name, text)
 
 
-def candidate_program(task_id: Any, completion: str, test: str) -> Any:
+def candidate_program(task_id: Any, completion: str, test: str,
+                      language: str = DEFAULT) -> Any:
     """The program of a candidate in evaluate's code_eval call shape (a candidate and its
     task's test program): :func:`program_for` of a task with no prompt and no entry point."""
-    return program_for(Problem(str(task_id), "", test, ""), completion)
+    return program_for(Problem(str(task_id), "", test, "", language=language), completion)
 
 
 # ---------------------------------------------------------------- reading lines

@@ -26,7 +26,7 @@ import sys
 import threading
 import types
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from ..errors import UnsupportedLanguageError
@@ -79,6 +79,10 @@ class Language(NamedTuple):
     pdg: "PdgSpec | None" = None
     execution: "ExecutionPart | None" = None
     cost: Mapping[str, float] = {}  # metric -> CPU seconds per 1,000 characters of real code
+    # the language's own parser, where published pipelines use it beside the grammar (RUBY's
+    # reads code as parsable only when it accepts it): code -> bool
+    accepts: "Callable[[str], bool] | None" = None
+    pygments: str = ""  # Pygments' lexer name where it is not ``name`` (CrystalBLEU's tokens)
     module: str = ""  # where it is defined (set by the loader)
 
     def has(self, part: str) -> bool:
@@ -312,6 +316,7 @@ def _example(covered: list[str]) -> str:
 
 #: The language of a metric's ``lang`` when none is given (where a default makes sense).
 DEFAULT = "python"
+DEFAULT_LANGUAGE = DEFAULT
 
 
 class covering:  # noqa: N801 - used as a class attribute, like a property
@@ -366,6 +371,7 @@ def iter_parts(part: str, languages: Iterable[Language] | None = None) -> dict[s
 
 __all__ = [
     "DEFAULT",
+    "DEFAULT_LANGUAGE",
     "PARTS",
     "Language",
     "aliases",

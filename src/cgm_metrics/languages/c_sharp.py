@@ -45,6 +45,7 @@ PROBE = (
 
 LANGUAGE = Language(
     name="c_sharp",
+    pygments="csharp",
     display_name="C#",
     aliases=("c#", "csharp", "c-sharp"),
     multipl_e=("cs",),

@@ -51,7 +51,10 @@ def _classify_run(step: Any) -> str:
 
 
 EXECUTION = ExecutionPart(
-    tools=(Tool("go", ("go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"), "golang-go"),),
+    tools=(
+        Tool("go", ("go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"), "golang-go",
+             version=("version",)),
+    ),
     source="main_test.go",
     commands=(
         Command(("{go}", "test", "-c", "-o", "main.test", "{source}"), compile=True, env=_GO_ENV),

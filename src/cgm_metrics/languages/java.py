@@ -75,8 +75,10 @@ PDG = PdgSpec(
 
 EXECUTION = ExecutionPart(
     tools=(
-        Tool("javac", ("$JAVA_HOME/bin/javac", "javac"), "default-jdk-headless"),
-        Tool("java", ("$JAVA_HOME/bin/java", "java"), "default-jdk-headless"),
+        Tool("javac", ("$JAVA_HOME/bin/javac", "javac"), "default-jdk-headless",
+             version=("-version",)),
+        Tool("java", ("$JAVA_HOME/bin/java", "java"), "default-jdk-headless",
+             version=("-version",)),
         Tool(
             "javatuples",
             (

@@ -64,7 +64,7 @@ def _classify_run(step: Any) -> str:
 
 EXECUTION = ExecutionPart(
     tools=(
-        Tool("lua", ("lua5.3", "lua"), "lua5.3"),
+        Tool("lua", ("lua5.3", "lua"), "lua5.3", version=("-v",)),
         Tool(
             "luaunit",
             ("/usr/share/lua/5.3/luaunit.lua", "/usr/local/share/lua/5.3/luaunit.lua"),

@@ -306,6 +306,7 @@ class Tool(NamedTuple):
     kind: str = "executable"  # or "file"
     other: str = ""  # e.g. "npm install -g typescript"
     check: tuple[str, ...] = ()
+    version: tuple[str, ...] = ("--version",)  # arguments that print its version (listings)
 
     @property
     def install(self) -> str:

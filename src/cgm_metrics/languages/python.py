@@ -1,5 +1,8 @@
 """Python: everything the library knows of it."""
 
+import ast
+import warnings
+
 from . import Language
 from .parts import (
     CodeBleuPart,
@@ -85,6 +88,17 @@ EXECUTION = ExecutionPart(
     ),
 )
 
+def accepts(code: str) -> bool:
+    """Python's own parser agrees (as RUBY's published pipeline's ``ast.parse``)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
 LANGUAGE = Language(
     name="python",
     display_name="Python",
@@ -104,6 +118,7 @@ LANGUAGE = Language(
     tsed=TsedPart(pack="python"),
     pdg=PDG,
     execution=EXECUTION,
+    accepts=accepts,
     cost={
         "chrf_code": 0.00011,
         "codebleu": 0.00036,

@@ -17,8 +17,6 @@ The levels are not mixed: an item uses the first level that both snippets suppor
 
 from __future__ import annotations
 
-import ast
-import warnings
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
@@ -49,15 +47,13 @@ def check_level(level: object) -> str | None:
     )
 
 
-def _python_accepts(code: str) -> bool:
-    """Python's own parser agrees (as the published pipeline's ``ast.parse``)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences and the like
-            ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+def _accepts(language: LanguageSpec, code: str) -> bool:
+    """The language's own parser agrees, where its module has one (Python's ``ast.parse``,
+    as the published pipeline's)."""
+    from ..languages import find
+
+    found = find(language.name)
+    return found is None or found.accepts is None or found.accepts(code)
 
 
 @dataclass
@@ -87,8 +83,7 @@ class _Snippet:
             self._parsed = parse(self.code, self.language)
             ok = not self._parsed.has_error
             ok = ok and self._parsed.root.descendant_count <= 2 * MAX_TREE_NODES + 2
-            if ok and self.language.name == "python":
-                ok = _python_accepts(self.code)
+            ok = ok and _accepts(self.language, self.code)
             self._parsable = ok
         return self._parsable
 
