@@ -36,6 +36,7 @@ from .classic.bleu import _exp, _log  # the C library's exp/log, bit for bit as 
 from .core.inputs import check_int
 from .core.languages import resolve_language
 from .core.tokenizers import leaf_tokens
+from .languages import DEFAULT_LANGUAGE
 from .metric import Metric
 
 #: ``tokenize`` choices.
@@ -70,7 +71,7 @@ def _pygments_tokens(code: str, lang: str) -> list[str]:
     ]
 
 
-def tokenizer(tokenize: object, lang: str | None = "python") -> Callable[[str], list[str]]:
+def tokenizer(tokenize: object, lang: str | None = DEFAULT_LANGUAGE) -> Callable[[str], list[str]]:
     """The function from code to tokens named by ``tokenize``:
 
     - ``"code"`` (default): the lexical tokens of ``lang`` from its tree-sitter grammar
@@ -106,7 +107,7 @@ def trivially_shared_ngrams(
     k: int = DEFAULT_K,
     max_order: int = MAX_ORDER,
     tokenize: str = "code",
-    lang: str = "python",
+    lang: str = DEFAULT_LANGUAGE,
 ) -> list[tuple[str, ...]]:
     """The ``k`` most frequent 1- to ``max_order``-grams of ``corpus``: CrystalBLEU's list of
     trivially shared n-grams (the package README's recipe, k = 500 in the paper).
@@ -461,7 +462,7 @@ class CrystalBleuMetric(Metric):
 
     def __init__(
         self,
-        lang: Any = "python",
+        lang: Any = DEFAULT_LANGUAGE,
         tokenize: str | None = "code",
         trivially_shared: Any = None,
         weights: Any = DEFAULT_WEIGHTS,
@@ -552,7 +553,7 @@ class CrystalBleuMetric(Metric):
 def compute_crystal_bleu(
     predictions: Any,
     references: Any,
-    lang: Any = "python",
+    lang: Any = DEFAULT_LANGUAGE,
     tokenize: str = "code",
     trivially_shared: Any = None,
     weights: Any = DEFAULT_WEIGHTS,

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .core.inputs import check_number
-from .languages import covering
+from .languages import DEFAULT_LANGUAGE, covering
 from .metric import MeanOfItems
 from .ruby.ted import Tree, tree_edit_distance
 
@@ -219,7 +219,7 @@ def tsed_similarity(
 def tsed(
     prediction: str,
     reference: str,
-    lang: str = "python",
+    lang: str = DEFAULT_LANGUAGE,
     weights: Sequence[float] = DEFAULT_WEIGHTS,
     tree: str = "sexp",
 ) -> float:
@@ -284,7 +284,7 @@ class TsedMetric(MeanOfItems):
     runs_code = False
 
     def __init__(
-        self, lang: Any = "python", weights: Any = DEFAULT_WEIGHTS, tree: str = "sexp"
+        self, lang: Any = DEFAULT_LANGUAGE, weights: Any = DEFAULT_WEIGHTS, tree: str = "sexp"
     ) -> None:
         self.lang = resolve_tsed_language(lang)
         self.weights = _check_weights(weights)
@@ -336,7 +336,7 @@ def compute_tsed(
         resolve_tsed_language(lang) != resolve_tsed_language(language)
     ):
         raise ValueError(f"`lang`={lang!r} and `language`={language!r} disagree; give one.")
-    chosen = lang if lang is not None else language if language is not None else "python"
+    chosen = lang if lang is not None else language if language is not None else DEFAULT_LANGUAGE
     metric = TsedMetric(lang=chosen, weights=(deletion_weight, insertion_weight, rename_weight),
                         tree=tree)
     preds, refs = check_inputs(predictions, references)

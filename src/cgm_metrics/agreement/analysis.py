@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.languages import resolve_language
 from ..io import InputError
+from ..languages import DEFAULT_LANGUAGE
 from ..significance import resampling
 from ..significance.multiple import CORRECTIONS, compare
 from . import engine
@@ -272,7 +273,7 @@ def run_agreement(
     grade_range: tuple[float, float] = (0, 4),
     synthetic: bool = True,
     correlations: bool = True,
-    lang: str = "python",
+    lang: str = DEFAULT_LANGUAGE,
     correction: str = "holm",
     correlation_resamples: int = 200,
     max_models: int = MAX_MODELS,

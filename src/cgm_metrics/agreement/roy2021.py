@@ -40,6 +40,7 @@ import numpy as np
 
 from ..core.languages import resolve_language
 from ..io import InputError
+from ..languages import DEFAULT_LANGUAGE
 from ..significance.classical import wilcoxon_test
 from ..significance.multiple import compare
 from ..significance.paired import DEFAULT_RESAMPLES
@@ -533,7 +534,7 @@ def run_roy2021(
     bins: Sequence[float] | None = None,
     synthetic: bool = True,
     sample: int = SAMPLE,
-    lang: str = "python",
+    lang: str = DEFAULT_LANGUAGE,
     percentages: Sequence[int] = PERCENTAGES,
     thresholds: Sequence[float] = THRESHOLDS,
     progress: Any = None,

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..languages import DEFAULT_LANGUAGE
+
 #: ``metrics=["registry:NAME"]`` in the agreement analyses computes the registry's NAME even
 #: when the rows' 'scores' have a value of that name (e.g. a paper's published CodeBLEU).
 REGISTRY_PREFIX = "registry:"
@@ -58,7 +60,7 @@ def from_values(name: str, values: np.ndarray, source: str) -> ItemStatistics:
 
 
 def registry_metric(name: str, predictions: list[list[str]], references: list[list[str]],
-                    lang: str = "python", item_values: np.ndarray | None = None,
+                    lang: str = DEFAULT_LANGUAGE, item_values: np.ndarray | None = None,
                     jobs: int = 1, options: dict | None = None) -> ItemStatistics:
     """Statistics of a registry metric (``cgm_metrics.get_metric``), scores scaled to 0-1.
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..languages import covering
+from ..languages import DEFAULT_LANGUAGE, covering
 from ..metric import Metric
 from . import score
 from .options import CodeBleuOptions
@@ -41,7 +41,7 @@ class CodeBleuMetric(Metric):
 
     def __init__(
         self,
-        lang: object = "python",
+        lang: object = DEFAULT_LANGUAGE,
         weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
         dataflow: str = "package",
         set_order: str = "package",

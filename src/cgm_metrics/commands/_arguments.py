@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..evaluation import DEFAULT_METRICS
+from ..languages import DEFAULT_LANGUAGE
 
 # ---------------------------------------------------------------- simple value types
 
@@ -289,7 +290,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
         "--list-metrics`)",
     )
     group.add_argument(
-        "--lang", default="python", help="programming language of the code (default: python)"
+        "--lang", default=DEFAULT_LANGUAGE, help="programming language of the code (default: python)"
     )
     add_metric_option_arguments(group)
 

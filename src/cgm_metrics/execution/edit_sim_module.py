@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core.inputs import check_inputs
 from ..edit_sim.similarity import EditSimMetric, check_passed, check_unit
+from ..languages import DEFAULT_LANGUAGE
 from .code_eval import check_ks
 from .languages import get_language, run_sources
 from .passk import pass_at_k
@@ -66,7 +67,7 @@ def compute_edit_sim(
     memory_mb: Any = None,
     max_processes: Any = None,
     max_file_mb: Any = None,
-    lang: Any = "python",
+    lang: Any = DEFAULT_LANGUAGE,
 ) -> dict:
     """EDIT-SIM, and with outcomes (given or from sandboxed tests) PASS, pass@k and COMBINED.
     ``lang``: the language ``tests`` run in (``execution.languages``; ``timeout`` None is its

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..core.languages import resolve_language
-from ..languages import covering
+from ..languages import DEFAULT_LANGUAGE, covering
 from ..metric import MeanOfItems
 from .ged import graph_edit_distance, graph_similarity
 from .pdg import ProgramGraph, pdg_languages, program_graph, statement_graph
@@ -50,7 +50,7 @@ class RubyMetric(MeanOfItems):
     #: the languages of the graph level (the tree and string levels take any language)
     graph_languages = covering("pdg")
 
-    def __init__(self, lang: Any = "python", level: str | None = None, **options: Any) -> None:
+    def __init__(self, lang: Any = DEFAULT_LANGUAGE, level: str | None = None, **options: Any) -> None:
         if options:
             raise TypeError(
                 f"RubyMetric got unknown options {sorted(options)}; it takes `lang` and `level`."
@@ -88,7 +88,7 @@ class RubyMetric(MeanOfItems):
 def compute_ruby(
     predictions: Any,
     references: Any,
-    lang: Any = "python",
+    lang: Any = DEFAULT_LANGUAGE,
     return_per_sample: bool = False,
     level: str | None = None,
 ) -> dict[str, Any]:

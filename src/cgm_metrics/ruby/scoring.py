@@ -24,6 +24,7 @@ from rapidfuzz.distance import Levenshtein
 from ..core.languages import LanguageSpec, resolve_language
 from ..core.parsing import ParsedCode, parse
 from ..core.tokenizers import code_tokens
+from ..languages import DEFAULT_LANGUAGE
 from .ged import graph_similarity
 from .pdg import ProgramGraph, program_graph
 from .syntax import syntax_tree
@@ -129,7 +130,7 @@ def _pair(prediction: _Snippet, reference: _Snippet) -> tuple[float, str]:
 def ruby_items(
     predictions: list[str],
     references: list[list[str]],
-    lang: str | LanguageSpec = "python",
+    lang: str | LanguageSpec = DEFAULT_LANGUAGE,
     level: str | None = None,
 ) -> tuple[list[float], list[str]]:
     """Per-item RUBY (maximum over references) and the level that gave it.
@@ -155,7 +156,7 @@ def ruby_items(
     return scores, levels
 
 
-def ruby(prediction: str, reference: str, lang: str = "python", level: str | None = None):
+def ruby(prediction: str, reference: str, lang: str = DEFAULT_LANGUAGE, level: str | None = None):
     """``(score, level)`` for one pair, as the published ``ruby(hypothesis, reference)``.
 
     >>> ruby("x = a + b", "x = a + b")

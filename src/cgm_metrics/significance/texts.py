@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import check_inputs
+from ..languages import DEFAULT_LANGUAGE
 from ..metric import Metric
 from ..registry import get_metric, is_metric, metrics
 from . import resampling
@@ -71,7 +72,7 @@ def resolve_metric(metric: Any, metric_kwargs: dict | None = None) -> Any:
             known = ", ".join(sorted(set(SACREBLEU_NAMES) | set(metrics())))
             raise ValueError(f"Unknown metric {metric!r}. Available metrics: {known}, or a loaded evaluate module.")
         if runs_code(name):
-            kwargs.setdefault("lang", "python")  # code_eval's language
+            kwargs.setdefault("lang", DEFAULT_LANGUAGE)  # code_eval's language
         return get_metric(name, **kwargs)
     if callable(getattr(metric, "compute", None)) and hasattr(metric, "features"):
         return metric

@@ -20,6 +20,7 @@ from typing import Any
 from .. import evaluation
 from ..errors import InputError
 from ..io import escape_code
+from ..languages import DEFAULT_LANGUAGE
 from . import limits as _limits
 from .limits import (
     ALPHA,
@@ -137,7 +138,8 @@ def warm_up(languages: Any = None, plots: bool = False) -> None:
         paths = [Path(folder) / name for name in ("references.txt", "a.txt", "b.txt")]
         for path, text in zip(paths, [reference, candidates[0], candidates[1]], strict=True):
             path.write_text("\n".join([escape_code(text)] * 3) + "\n", encoding="utf-8")
-        result = compare_uploads(paths[0], paths[1:], "python", ["chrf_code"], unescape=True)
+        result = compare_uploads(paths[0], paths[1:], DEFAULT_LANGUAGE, ["chrf_code"],
+                                 unescape=True)
         differences_svg(result)
         systems_html(result)
     if plots:
@@ -196,7 +198,7 @@ SCORE_FILE_HINT = (' (candidates.jsonl: one line per candidate, {"prediction": c
 
 
 def side_by_side(
-    reference: Any, candidates: Any, lang: Any = "python", metrics: Any = None
+    reference: Any, candidates: Any, lang: Any = DEFAULT_LANGUAGE, metrics: Any = None
 ) -> dict[str, Any]:
     """Every metric for every candidate against one reference.
 
@@ -243,7 +245,7 @@ def compare_command(names: str, lang: str, files: list[str], unescape: bool = Fa
 
 
 def compare_uploads(
-    references_path: Any, system_paths: Any, lang: Any = "python", metrics: Any = None,
+    references_path: Any, system_paths: Any, lang: Any = DEFAULT_LANGUAGE, metrics: Any = None,
     seed: int = SEED, unescape: bool = False,
 ) -> dict[str, Any]:
     """Scores with 95% CIs, Holm-adjusted paired bootstrap tests and verdicts per metric
