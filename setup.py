@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from setuptools import Extension, find_packages, setup
+from setuptools import Extension, find_namespace_packages, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
@@ -92,14 +92,24 @@ try:  # the library is independent of the Python version: wheels are py3-none-<p
 except ImportError:
     pass
 
+# An editable install (`pip install -e .`) finds the modules in metrics/ beside src/ (see
+# cgm_metrics/loading.py): mapping them into the package there would make setuptools install a
+# meta path finder, and warn about it on every install, for nothing.
+EDITABLE = "editable_wheel" in sys.argv
+SHIPPED_MODULES = [] if EDITABLE else MODULES
+
 setup(
-    packages=find_packages("src") + [f"cgm_metrics.modules.{name}" for name in MODULES],
-    package_dir={"": "src", "cgm_metrics.modules": "metrics"},
+    # data folders are (namespace) packages of their own, so setuptools ships their files as
+    # package data; the C sources (csrc/) go to the sdist only (MANIFEST.in), never to a wheel
+    packages=[
+        *find_namespace_packages("src", include=["cgm_metrics*"], exclude=["*.csrc"]),
+        *(f"cgm_metrics.modules.{name}" for name in SHIPPED_MODULES),
+    ],
+    package_dir={"": "src", **({} if EDITABLE else {"cgm_metrics.modules": "metrics"})},
     package_data={
-        "cgm_metrics": ["data/*", "data/**/*"],
-        **{f"cgm_metrics.modules.{name}": ["*.md", "*.txt"] for name in MODULES},
+        "cgm_metrics.data.demo": ["*.json"],
+        **{f"cgm_metrics.modules.{name}": ["*.md", "*.txt"] for name in SHIPPED_MODULES},
     },
-    exclude_package_data={"": ["*.c", "*.h"]},
     ext_modules=[Extension("cgm_metrics._native", sources=SOURCES)],
     cmdclass=commands,
 )

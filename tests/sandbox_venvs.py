@@ -109,8 +109,8 @@ def light_venv() -> Path:
     try:
         cache.mkdir(exist_ok=True)
         parent = Path(tempfile.mkdtemp(prefix="cgm-venv-", dir=cache))
-    except OSError as error:
-        pytest.skip(f"cannot create a folder in the home directory {cache}: {error}")
+    except OSError as error:  # a set-up failure: an error, never a skip
+        raise RuntimeError(f"cannot create a folder in the home directory {cache}: {error}") from None
     _MADE.append(parent)
     return _make(parent, ["numpy", "rapidfuzz", "tree-sitter>=0.25,<0.27", "tqdm"], no_deps=True)
 

@@ -218,10 +218,13 @@ def test_every_registry_metric_through_the_command(tmp_path, capsys):
     names = [entry["name"] for entry in describe_metrics() if not entry["runs_code"]]
     assert len(names) >= 12
     out = tmp_path / "out.json"
+    from cgm_metrics import crystal_bleu
+
+    crystal_bleu._WARNED.clear()  # shown once per process: this worker may have shown it
     with pytest.warns(UserWarning, match="trivially_shared"):  # crystal_bleu without a list
         code = main(["agreement", str(_hs("hs.graded.jsonl")), "--n-resamples", "100",
                      "--metrics", "codebleu", *(f"registry:{name}" for name in names),
-                     "--json", str(out)])
+                     "--lang", "python", "--json", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
     result = json.loads(out.read_text())
@@ -468,6 +471,13 @@ def test_an_upload_of_100_systems_by_20_items_is_bounded():
     assert "synthetic models left out" in result.notes[0] and "max_models=200" in result.notes[0]
     assert result.models_summary() == "100 models (100 real systems; 0 synthetic)"
     assert "note: synthetic models left out" in format_table(result)
+
+
+def test_the_table_explains_its_abbreviated_headers(hs_protocol):
+    text = " ".join(format_table(hs_protocol).split())
+    for legend in ("bin:", "pairs:", "sig / n.s.:", "mism.:", "I: Type-I", "II: Type-II",
+                   "opp.:", "rate:"):
+        assert legend in text, legend
     small = run_agreement(graded_from_rows(_scored_rows(5, 20)), correlations=False)
     assert not small.notes and len(small.synthetic) == len(small.models) - 5
 

@@ -602,7 +602,7 @@ def test_metric_options_on_the_command_line_give_the_peers_numbers(tmp_path):
 @pytest.mark.parametrize(("options", "message"), [
     (["--codebleu-weights", "0.5,0.5"], "give four numbers"),
     (["--codebleu-weights", "a,b,c,d"], "four numbers joined by commas"),
-    (["--option", "chrf_code.foo=1"], "chrf_code has no option 'foo'; its options are: "
+    (["--option", "chrf_code.foo=1"], "chrf_code has no option 'foo'. Its options are: "
                                       "char_order"),
     (["--option", "nonsense"], "write KEY=VALUE"),
     (["--option", "bleurt.x=1"], "unknown metric 'bleurt'"),
@@ -872,7 +872,7 @@ def test_ctrl_c_exits_130_at_any_moment(tmp_path, delay):
                                           for i in range(60_000)])
     process = subprocess.Popen(
         [sys.executable, "-m", "cgm_metrics", "score", "--references", str(refs),
-         "--predictions", str(preds), "--metrics", "codebleu", "ruby"],
+         "--predictions", str(preds), "--metrics", "codebleu", "ruby", "--lang", "python"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, HF_EVALUATE_OFFLINE="1"))
     time.sleep(delay)
@@ -880,3 +880,43 @@ def test_ctrl_c_exits_130_at_any_moment(tmp_path, delay):
     _, stderr = process.communicate(timeout=300)
     assert process.returncode in (130, -signal.SIGINT), (process.returncode, stderr)
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+
+
+@pytest.mark.parametrize("args,phrase", [
+    (("score", "--metrics", "codebleau"), "Did you mean 'codebleu'?"),
+    (("score", "--metrics", "chrf_code", "--lang", "pyhton"), "Did you mean 'python'?"),
+    (("score", "--metrics", "chrf_code", "--option", "chrf_code.char_ordr=3"),
+     "Did you mean 'char_order'?"),
+    (("score", "--refrences", "x"), "Did you mean '--references'?"),
+    (("scor",), "Did you mean 'score'?"),
+    (("compare", "--method", "bootsrap"), "Did you mean 'paired_bootstrap'?"),
+])
+def test_a_misspelt_name_gets_the_closest_valid_one(tmp_path, args, phrase):
+    refs = _plain(tmp_path / "refs.txt", ["x = 1", "y = 2"])
+    preds = _plain(tmp_path / "out.txt", ["x = 1", "y = 3"])
+    files = ("--references", refs, "--predictions", preds) if "--refrences" not in args else ()
+    extra = files if args[0] == "score" and "--refrences" not in args else ()
+    _user_error(cgm(*args, *extra), phrase)
+
+
+def test_the_language_comes_from_the_extensions_or_from_lang(tmp_path):
+    """Never Python by default: .py files name it; .txt files name none, and CodeBLEU then asks
+    for --lang (a default metric it needs is skipped with that reason)."""
+    for suffix in (".py", ".txt"):
+        _plain(tmp_path / f"refs{suffix}", ["x = 1", "def f(a):\n    return a"])
+        _plain(tmp_path / f"out{suffix}", ["x = 2", "def f(b):\n    return b"])
+    named = cgm("score", "--references", tmp_path / "refs.py", "--predictions",
+                tmp_path / "out.py", "--metrics", "codebleu")
+    assert named.returncode == 0, named.stderr
+    assert "language python" in named.stdout and "from the input files' extensions" in named.stderr
+    unnamed = cgm("score", "--references", tmp_path / "refs.txt", "--predictions",
+                  tmp_path / "out.txt", "--metrics", "codebleu")
+    _user_error(unnamed, "CodeBLEU needs `lang`")
+    default = cgm("score", "--references", tmp_path / "refs.txt", "--predictions",
+                  tmp_path / "out.txt")
+    assert default.returncode == 0, default.stderr
+    assert "codebleu skipped: CodeBLEU needs `lang`" in default.stderr
+    assert "language not given (--lang)" in default.stdout
+    mixed = cgm("score", "--references", tmp_path / "refs.py", "--predictions",
+                tmp_path / "out.txt", "--metrics", "codebleu", "--lang", "java")
+    assert mixed.returncode == 0 and "language java" in mixed.stdout, mixed.stderr

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from nltk.util import ngrams
 
 import cgm_metrics
+from cgm_metrics import crystal_bleu
 from cgm_metrics.crystal_bleu import (
     CrystalBleuMetric,
     compute_crystal_bleu,
@@ -211,8 +212,18 @@ def test_signature_names_the_list(tmp_path):
     save_ngrams(shared, path)
     assert CrystalBleuMetric(trivially_shared=str(path)).signature() == a
     assert CrystalBleuMetric(trivially_shared=json.dumps(shared)).signature() == a
+    crystal_bleu._WARNED.clear()  # shown once per process: this worker may have shown it
     with pytest.warns(UserWarning, match="plain BLEU"):
         assert "trivially_shared:none" in CrystalBleuMetric().signature()
+
+
+def test_the_plain_bleu_warning_is_shown_once_per_process():
+    crystal_bleu._WARNED.clear()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            CrystalBleuMetric()
+    assert [str(w.message)[:40] for w in seen] == ["crystal_bleu without `trivially_shared` "]
 
 
 @pytest.mark.parametrize("options,error,text", [

@@ -716,8 +716,9 @@ def test_unprivileged_user_with_a_venv():
              system_python, str(home / "venv")],
             capture_output=True, text=True, timeout=120,
         )
-        if made.returncode != 0:
-            pytest.skip(f"{system_python} cannot make a venv as nobody: {made.stderr[-500:]}")
+        if made.returncode != 0:  # a set-up failure: an error, never a skip
+            raise RuntimeError(f"{system_python} cannot make a venv as nobody: "
+                               f"{made.stderr[-500:]}")
         assert (home / "venv").stat().st_mode & 0o077 == 0
         outside = Path(tempfile.mkdtemp(prefix=".cgm-unprivileged-probe-", dir=ROOT))
         outside.chmod(0o777)  # writable for nobody on the host, read-only in the sandbox
@@ -730,6 +731,8 @@ def test_unprivileged_user_with_a_venv():
         assert completed.returncode == 0, completed.stderr[-3000:]
         outcome = json.loads(completed.stdout.strip().splitlines()[-1])
         if "unavailable" in outcome:
+            if os.environ.get("CGM_REQUIRE_SANDBOX", "") not in ("", "0"):
+                pytest.fail(f"CGM_REQUIRE_SANDBOX=1 but {outcome['unavailable']}")
             pytest.skip(outcome["unavailable"])
         passed, stdout, isolation = outcome["passing"]
         assert passed and stdout.strip() == str(home / "venv")

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import textwrap
 from pathlib import Path
 
@@ -43,10 +44,10 @@ def _source_copy(target: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory):
-    """A fresh venv with this project and the plugin package installed by pip. The venv gets
-    its own setuptools and wheel (pip builds both projects with them, without isolation);
-    the dependencies are the ones this test runs with (the folders of the running
-    interpreter's packages, named in a .pth file, after the venv's own packages)."""
+    """A fresh venv that sees the test environment's packages (as a user's venv on a machine
+    with the dependencies does; ``--system-site-packages`` would show the base interpreter's
+    instead), with its own setuptools and wheel (pip builds both projects with them, without
+    isolation), and this project and the plugin package installed into it by pip, offline."""
     folder = tmp_path_factory.mktemp("plugin-venv")
     source = _source_copy(folder / "cgm-metrics")
     plugin = shutil.copytree(PLUGIN, folder / "plugin_pkg")
@@ -55,16 +56,18 @@ def venv(tmp_path_factory):
     if made.returncode != 0:
         raise RuntimeError(f"cannot make a venv: {made.stderr[-2000:]}")  # set-up failure
     python = folder / "venv" / "bin" / "python"
+    # setuptools and wheel inside the venv, before it sees the test environment's packages
     tools = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "setuptools>=64",
                             "wheel"], capture_output=True, text=True, timeout=900, cwd=folder)
     if tools.returncode != 0:
         raise RuntimeError(f"cannot install setuptools and wheel in the venv: "
                            f"{tools.stdout[-2000:]}{tools.stderr[-3000:]}")
-    own = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
-                         capture_output=True, text=True, timeout=60, check=True).stdout.strip()
-    dependencies = [path for path in sys.path
-                    if path.endswith(("site-packages", "dist-packages")) and os.path.isdir(path)]
-    Path(own, "zz_test_dependencies.pth").write_text("".join(f"{p}\n" for p in dependencies))
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    # the test environment's packages after the venv's own, as a site directory
+    (Path(purelib) / "zz_test_environment.pth").write_text(
+        f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
     installed = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
          "--no-index", str(source), str(plugin)],

@@ -13,7 +13,13 @@ not load numpy, and plugins (entry points ``cgm_metrics.metrics`` and
 
 from __future__ import annotations
 
+import os
 from typing import Any
+
+# `import evaluate` imports transformers, whose import prints an advisory banner ("PyTorch was
+# not found ...") that concerns none of this package's metrics: silence transformers' advisory
+# notices only, and only where the user has not chosen otherwise.
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 from . import languages
 from .languages.parts import LanguageSpec

@@ -18,13 +18,15 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import re
 import signal
 import sys
 import traceback
 from collections.abc import Sequence
 
 from . import __version__
-from .errors import InputError
+from .core.inputs import did_you_mean
+from .errors import InputError, MetricUnavailableError
 
 EXIT_OK = 0
 EXIT_INPUT = 1
@@ -39,8 +41,34 @@ class _Parser(argparse.ArgumentParser):
     errors."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        # one line: what is wrong and where the usage is (not the whole usage block)
-        self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
+        # one line: what is wrong, the closest valid name, and where the usage is
+        suggestion = self._suggestion(message)
+        if suggestion and not message.endswith((".", ")")):
+            message += "."
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}{suggestion} "
+                              f"(usage: {self.prog} --help)\n")
+
+    def _option_strings(self) -> list[str]:
+        """This parser's options and those of its commands (an unknown option of a command is
+        reported by the top-level parser)."""
+        found: list[str] = []
+        for action in self._actions:
+            found.extend(option for option in action.option_strings if option.startswith("--"))
+            choices = getattr(action, "choices", None)
+            for sub in choices.values() if isinstance(choices, dict) else ():
+                if isinstance(sub, _Parser):
+                    found.extend(sub._option_strings())
+        return found
+
+    def _suggestion(self, message: str) -> str:
+        unknown = re.match(r"unrecognized arguments: (\S+)", message)
+        if unknown and unknown.group(1).startswith("--"):
+            return did_you_mean(unknown.group(1).split("=")[0], self._option_strings())
+        invalid = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if invalid:
+            choices = re.findall(r"'([^']*)'", invalid.group(2)) or invalid.group(2).split(", ")
+            return did_you_mean(invalid.group(1), choices)
+        return ""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,6 +136,9 @@ def _run(argv: Sequence[str] | None) -> int:
         with _output.results_only_on_stdout(bool(targets)):
             return int(args.run(args) or 0)
     except InputError as error:
+        print(f"cgm {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_INPUT
+    except MetricUnavailableError as error:  # this machine lacks a part (WordNet, a toolchain)
         print(f"cgm {args.command}: error: {error}", file=sys.stderr)
         return EXIT_INPUT
     except BrokenPipeError:  # e.g. `cgm ... | head`

@@ -53,6 +53,17 @@ _CODE_LIMIT = 1 << 61  # n-gram codes and (segment, code) keys stay below this (
 # -------------------------------------------------------------------------- tokens
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_once(key: str, message: str, category: type[Warning], stacklevel: int) -> None:
+    """A warning shown once per process, whoever calls (the Space's workers and a training
+    loop build the metric many times)."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, category, stacklevel=stacklevel)
+
+
 def _pygments_tokens(code: str, lang: str) -> list[str]:
     try:
         from pygments.lexers import get_lexer_by_name
@@ -489,12 +500,13 @@ class CrystalBleuMetric(Metric):
         if isinstance(trivially_shared, (str, Path)) and not str(trivially_shared).strip():
             trivially_shared = None  # an empty text box
         if trivially_shared is None:
-            warnings.warn(
+            _warn_once(
+                "plain-bleu",
                 "crystal_bleu without `trivially_shared` n-grams ignores nothing: it is plain "
                 "BLEU. Compute the list with cgm_metrics.crystal_bleu.trivially_shared_ngrams("
                 "corpus) and pass it as trivially_shared=.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
             ngrams: list[tuple[str, ...]] = []
         elif isinstance(trivially_shared, str) and trivially_shared.strip().startswith("["):

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from .core.inputs import did_you_mean
 from .errors import InputError, MetricUnavailableError, UnsupportedLanguageError
 
 if TYPE_CHECKING:
@@ -153,7 +154,8 @@ def load_metrics(
         raise InputError(f"Metrics must be a list of metric names, got {names!r}.")
     unknown = [name for name in names if not is_metric(name)]
     if unknown:
-        raise InputError(f"Unknown metric {', '.join(repr(n) for n in unknown)}. Available "
+        raise InputError(f"Unknown metric {', '.join(repr(n) for n in unknown)}."
+                         f"{did_you_mean(unknown[0], metrics())} Available "
                          f"metrics: {', '.join(metrics())} (and pass@k for any k).")
     lang = None if lang is None else check_language(lang)
     result = MetricSet(lang=lang)

@@ -204,7 +204,7 @@ def read_jsonl_rows(path: str | Path) -> list[tuple[int, dict]]:
             ) from None
         except json.JSONDecodeError as error:
             raise InputError(
-                f"{path}, line {number}: malformed JSON ({error.msg} at column {error.colno}). "
+                f"{path}, line {number}: malformed JSON ({error.msg.removesuffix(' at')} at column {error.colno}). "
                 "Each line of a JSONL file must be one complete JSON object."
             ) from None
         if not isinstance(value, dict):

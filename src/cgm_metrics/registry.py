@@ -19,6 +19,7 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from .core.inputs import did_you_mean
 from .plugins import METRICS_GROUP, entry_points, load
 
 if TYPE_CHECKING:
@@ -102,7 +103,8 @@ def metric_class(name: str) -> type[Metric]:
     ``ImportError`` saying which and why."""
     table = _table()
     if not is_metric(name):
-        raise ValueError(f"Unknown metric {name!r}. Available metrics: {', '.join(metrics())} "
+        raise ValueError(f"Unknown metric {name!r}.{did_you_mean(name, metrics())} "
+                         f"Available metrics: {', '.join(metrics())} "
                          "(and pass@k for any k).")
     with _LOCK:
         if name in _CLASSES:
@@ -207,8 +209,8 @@ def get_metric(name: str, **options: Any) -> Metric:
     if unknown:
         listing = ", ".join(f"{key}={value!r}" for key, value in declared.items())
         raise ValueError(
-            f"Unknown option {', '.join(repr(key) for key in unknown)} for metric {name!r}. "
-            f"Its options (with defaults): {listing}."
+            f"Unknown option {', '.join(repr(key) for key in unknown)} for metric {name!r}."
+            f"{did_you_mean(unknown[0], declared)} Its options (with defaults): {listing}."
         )
     if "lang" in options or cls.languages is not None:
         lang = options.get("lang")

@@ -11,7 +11,6 @@ import numpy as np
 
 from ..core.languages import resolve_language
 from ..io import InputError
-from ..languages import DEFAULT_LANGUAGE
 from ..significance import resampling
 from ..significance.multiple import CORRECTIONS, compare
 from . import engine
@@ -103,7 +102,7 @@ def _human_grades(data: GradedData, method: str) -> tuple[np.ndarray, str]:
 
 
 def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
-                       lang: str, options: dict[str, dict]) -> list[ItemStatistics]:
+                       lang: str | None, options: dict[str, dict]) -> list[ItemStatistics]:
     have_text = data.predictions is not None and data.references is not None
     out: list[ItemStatistics] = []
     wanted = list(names) if names is not None else list(data.scores)
@@ -159,7 +158,7 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
     return out
 
 
-def _computed(name: str, data: GradedData, lang: str, item_values: np.ndarray | None = None,
+def _computed(name: str, data: GradedData, lang: str | None, item_values: np.ndarray | None = None,
               options: dict | None = None) -> ItemStatistics:
     """A registry metric on the rows' texts; what the user can fix is a GradedInputError."""
     assert data.predictions is not None and data.references is not None
@@ -273,7 +272,7 @@ def run_agreement(
     grade_range: tuple[float, float] = (0, 4),
     synthetic: bool = True,
     correlations: bool = True,
-    lang: str = DEFAULT_LANGUAGE,
+    lang: str | None = None,
     correction: str = "holm",
     correlation_resamples: int = 200,
     max_models: int = MAX_MODELS,
@@ -301,7 +300,7 @@ def run_agreement(
     if not 0 < alpha < 0.5:
         raise InputError(f"alpha={alpha!r} must lie in (0, 0.5), e.g. 0.05.")
     try:
-        lang = resolve_language(lang).name
+        lang = None if lang is None else resolve_language(lang).name
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None
     if isinstance(data, (str, Path)):

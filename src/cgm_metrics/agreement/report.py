@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from pathlib import Path
 
 from ..io import atomic_path, write_atomic
@@ -33,6 +34,13 @@ def format_table(result: AgreementResult) -> str:
                 f"{row['not_significant']:>6}{row['mismatches']:>7}{row['type_i']:>5}"
                 f"{row['type_ii']:>5}{row['opposite']:>6}{rate:>8}"
             )
+    lines.extend(textwrap.wrap(
+        "bin: the metric's difference in points between two models; pairs: model pairs in it; "
+        "sig / n.s.: pairs the metric finds significantly different / not; mism.: pairs whose "
+        "metric verdict differs from the humans'; I: Type-I (the metric sees a difference the "
+        "humans do not, or the opposite one); II: Type-II (the humans see a difference the "
+        "metric does not); opp.: opposite directions (counted in I); rate: mism. / pairs",
+        width=100))
     if result.correlations:
         lines.append("")
         lines.append(f"{'metric':<12}{'level':>11}{'pearson':>22}{'spearman':>22}"

@@ -40,7 +40,6 @@ import numpy as np
 
 from ..core.languages import resolve_language
 from ..io import InputError
-from ..languages import DEFAULT_LANGUAGE
 from ..significance.classical import wilcoxon_test
 from ..significance.multiple import compare
 from ..significance.paired import DEFAULT_RESAMPLES
@@ -454,7 +453,7 @@ def _rate(errors: int, size: int) -> dict:
     return {"rate": errors / size if size else None, "errors": errors, "size": size}
 
 
-def _study_metric(label: str, data: GradedData, lang: str) -> ItemStatistics:
+def _study_metric(label: str, data: GradedData, lang: str | None) -> ItemStatistics:
     name, options = STUDY_METRICS[label]
     assert data.predictions is not None and data.references is not None
     metric = registry_metric(name, data.predictions, data.references, lang, options=options)
@@ -470,7 +469,7 @@ def _level(metric: ItemStatistics) -> str:
     return "both"
 
 
-def _metric_list(data: GradedData, names: Sequence[str] | None, lang: str) -> list[ItemStatistics]:
+def _metric_list(data: GradedData, names: Sequence[str] | None, lang: str | None) -> list[ItemStatistics]:
     have_text = data.predictions is not None and data.references is not None
     if names is None:
         wanted = list(data.scores) or (list(STUDY_METRICS) if have_text else [])
@@ -534,7 +533,7 @@ def run_roy2021(
     bins: Sequence[float] | None = None,
     synthetic: bool = True,
     sample: int = SAMPLE,
-    lang: str = DEFAULT_LANGUAGE,
+    lang: str | None = None,
     percentages: Sequence[int] = PERCENTAGES,
     thresholds: Sequence[float] = THRESHOLDS,
     progress: Any = None,
@@ -551,7 +550,7 @@ def run_roy2021(
     if not 0 < alpha < 0.5:
         raise InputError(f"alpha={alpha!r} must lie in (0, 0.5), e.g. 0.05.")
     try:
-        lang = resolve_language(lang).name
+        lang = None if lang is None else resolve_language(lang).name
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None
     if n_resamples is None:

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..languages import DEFAULT_LANGUAGE
-
 #: ``metrics=["registry:NAME"]`` in the agreement analyses computes the registry's NAME even
 #: when the rows' 'scores' have a value of that name (e.g. a paper's published CodeBLEU).
 REGISTRY_PREFIX = "registry:"
@@ -60,7 +58,7 @@ def from_values(name: str, values: np.ndarray, source: str) -> ItemStatistics:
 
 
 def registry_metric(name: str, predictions: list[list[str]], references: list[list[str]],
-                    lang: str = DEFAULT_LANGUAGE, item_values: np.ndarray | None = None,
+                    lang: str | None = None, item_values: np.ndarray | None = None,
                     jobs: int = 1, options: dict | None = None) -> ItemStatistics:
     """Statistics of a registry metric (``cgm_metrics.get_metric``), scores scaled to 0-1.
 
@@ -71,7 +69,7 @@ def registry_metric(name: str, predictions: list[list[str]], references: list[li
     from ..registry import get_metric
     from ..runner import compute_statistics
 
-    metric = get_metric(name, lang=lang, **(options or {}))
+    metric = get_metric(name, **({} if lang is None else {"lang": lang}), **(options or {}))
     refs = [list(r) for r in references]
     # every system in one call: a metric that reads references once per call reads them
     # once; an item's statistics depend on its prediction and references alone, so equal

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..core.inputs import did_you_mean
 from ..errors import InputError
 from ..evaluation import DEFAULT_METRICS
-from ..languages import DEFAULT_LANGUAGE
 
 # ---------------------------------------------------------------- simple value types
 
@@ -198,8 +198,8 @@ def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
                 taken = True
             elif metric is not None:
                 keys = ", ".join(k for k in accepted if k != "lang") or "none"
-                raise InputError(f"{given}: {name} has no option {key!r}; its options are: "
-                                 f"{keys}.")
+                raise InputError(f"{given}: {name} has no option {key!r}."
+                                 f"{did_you_mean(key, accepted)} Its options are: {keys}.")
         if not taken:
             raise InputError(f"{given}: none of the metrics computed ({', '.join(chosen)}) "
                              f"takes an option {key!r}.")
@@ -290,8 +290,9 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
         "--list-metrics`)",
     )
     group.add_argument(
-        "--lang", default=DEFAULT_LANGUAGE, help="programming language of the code (default: python)"
-    )
+        "--lang", default=None,
+        help="programming language of the code (default: the one the input files' extensions "
+        "name, e.g. .py; required by the metrics that depend on it when they name none)")
     add_metric_option_arguments(group)
 
 
@@ -388,3 +389,18 @@ def read_inputs(
         raise InputError("No systems: give --predictions FILE (or --graded FILE).")
     return read_outputs(system_paths, args.references, args.format, args.field,
                         args.reference_field, args.unescape, getattr(args, "names", None))
+
+
+def language(args: argparse.Namespace, paths: Sequence[str | None]) -> str | None:
+    """``--lang``, or the language the input files' extensions all name (None otherwise: the
+    metrics that depend on a language then ask for ``--lang``)."""
+    if args.lang is not None:
+        return args.lang
+    from ..core.languages import language_from_paths
+
+    inferred = language_from_paths(path for path in paths if path)
+    if inferred is not None:
+        from ._output import note
+
+        note(f"note: language {inferred}, from the input files' extensions (--lang to change it)")
+    return inferred

@@ -166,7 +166,10 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     if not metric_names:
         raise InputError("No metric to compute; name them with --metrics (e.g. pass@1).")
     options = _options(args, metric_names)
-    metric_set = evaluation.load_metrics(metric_names, args.lang, options, explicit=True)
+    # every program runs in its task's language; the metrics' own `lang` keeps the default
+    # the execution metrics declare (python) unless --lang names one
+    lang = args.lang if args.lang is not None else "python"
+    metric_set = evaluation.load_metrics(metric_names, lang, options, explicit=True)
     return evaluation.ProblemEvaluation(
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,
         progress=_output.want_progress(args), results=args.results,

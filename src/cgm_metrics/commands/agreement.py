@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..languages import DEFAULT_LANGUAGE
 from . import _arguments, _output
 
 
@@ -65,7 +64,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="compare the real systems only (no synthetic models)")
     parser.add_argument("--no-correlations", action="store_true",
                         help="skip the per-item and per-system correlations")
-    parser.add_argument("--lang", default=DEFAULT_LANGUAGE, help="language of computed metrics")
+    parser.add_argument("--lang", default=None,
+                        help="language of the metrics computed from the file's texts; required "
+                        "by the metrics that depend on one (e.g. codebleu)")
     parser.add_argument("--json", metavar="OUT",
                         help="write the full result as JSON ('-' = stdout)")
     parser.add_argument("--csv", metavar="OUT", help="write the per-bin table as CSV "

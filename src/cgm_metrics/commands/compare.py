@@ -161,12 +161,14 @@ def run(args: argparse.Namespace) -> int:
 
     # a request of resamples too large is refused before the (long) scoring, not after it
     check_budget(len(references), check_resamples(args.n_resamples, args.method), len(systems))
-    metric_set = evaluation.load_metrics(names, args.lang, options, explicit=bool(args.metrics))
+    lang = _arguments.language(args, [args.references, *args.systems, args.graded])
+    metric_set = evaluation.load_metrics(names, lang, options, explicit=bool(args.metrics))
     _output.report_skipped(metric_set.skipped)
     scoring = evaluation.Evaluation(metric_set, references, systems, jobs=args.jobs,
                                     ray=args.ray, progress=_output.want_progress(args))
     result = compare(scoring, args)
-    print(f"{len(references)} items, {len(systems)} systems, language {metric_set.lang}")
+    print(f"{len(references)} items, {len(systems)} systems, language "
+          f"{metric_set.lang or 'not given (--lang)'}")
     print_comparison(result)
     _output.write_results(args, {"command": "compare", **result.to_dict()}, result.records())
     return 0

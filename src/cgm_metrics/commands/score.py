@@ -145,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
         from ..significance.resampling import check_budget
 
         check_budget(len(references), args.n_resamples, n_series=1)  # before the scoring
-    metric_set = evaluation.load_metrics(names, args.lang, options, explicit=bool(args.metrics))
+    lang = _arguments.language(args, [args.references, *(args.predictions or []), args.graded])
+    metric_set = evaluation.load_metrics(names, lang, options, explicit=bool(args.metrics))
     lang = metric_set.lang
     _output.report_skipped(metric_set.skipped)
     scoring = evaluation.Evaluation(metric_set, references, systems, jobs=args.jobs,
@@ -154,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     if len(references) < 2:
         _output.note("note: one item: scores without confidence intervals (an interval needs "
                      "at least 2 items)")
-    print(f"{len(references)} items, language {lang}")
+    print(f"{len(references)} items, language {lang or 'not given (--lang)'}")
     print_scores(result)
     _output.write_results(args, {"command": "score", **result.to_dict()}, result.records())
     if args.per_item:

@@ -54,4 +54,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["LanguageSpec", "plugin_languages", "resolve_language", "supported_languages"]
+def language_from_paths(paths: Any) -> str | None:
+    """The language every path's extension names (:func:`cgm_metrics.languages.
+    language_from_paths`), or None."""
+    from .. import languages
+
+    return languages.language_from_paths(paths)
+
+
+__all__ = ["LanguageSpec", "language_from_paths", "plugin_languages", "resolve_language",
+           "supported_languages"]

@@ -136,7 +136,7 @@ def _rows(path: str | Path, what: str) -> Iterator[tuple[int, dict]]:
             raise InputError(f"{path}, line {number}: the JSON is nested too deeply to read; "
                              "each line must be one JSON object.") from None
         except json.JSONDecodeError as error:
-            raise InputError(f"{path}, line {number}: malformed JSON ({error.msg} at column "
+            raise InputError(f"{path}, line {number}: malformed JSON ({error.msg.removesuffix(' at')} at column "
                              f"{error.colno}). Each line must be one complete JSON object "
                              "(JSONL).") from None
         if not isinstance(value, dict):

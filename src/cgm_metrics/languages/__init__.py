@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from ..errors import UnsupportedLanguageError
+from ..errors import UnsupportedLanguageError, did_you_mean
 from .parts import (
     CodeBleuPart,
     CommentStyle,
@@ -296,7 +296,8 @@ def resolve(
     who = f" of {user}" if user else ""
     if language is None:
         raise UnsupportedLanguageError(
-            f"Unknown language {lang!r} for `{argument}`{who}. Supported: "
+            f"Unknown language {lang!r} for `{argument}`{who}."
+            f"{did_you_mean(lang, [*names(), *aliases()])} Supported: "
             f"{', '.join(covered)} (aliases: {', '.join(aliases())}); `cgm modules --languages`"
             " lists them."
         )
@@ -328,6 +329,27 @@ class covering:  # noqa: N801 - used as a class attribute, like a property
 
     def __get__(self, instance: object, owner: type | None = None) -> tuple[str, ...]:
         return tuple(names(self.part))
+
+
+def extensions() -> dict[str, str]:
+    """Every file extension of the languages' modules (``.py``, ``.pl``...) -> the language's
+    name (the first language that claims it)."""
+    found: dict[str, str] = {}
+    for language in all_languages().values():
+        for extension in language.extensions:
+            found.setdefault(extension.lower(), language.name)
+    return found
+
+
+def language_from_paths(paths: Iterable[str]) -> str | None:
+    """The language every path's extension names (``None`` when none names one or two
+    disagree): ``refs.py`` and ``out.py`` are Python; ``refs.txt`` says nothing."""
+    import os.path
+
+    known = extensions()
+    named = {known.get(os.path.splitext(str(path))[1].lower()) for path in paths}
+    named.discard(None)
+    return named.pop() if len(named) == 1 else None
 
 
 def describe(part: str | None = None) -> list[dict[str, Any]]:
@@ -380,7 +402,9 @@ __all__ = [
     "builtin_names",
     "covering",
     "describe",
+    "extensions",
     "find",
+    "language_from_paths",
     "iter_parts",
     "names",
     "plugins",

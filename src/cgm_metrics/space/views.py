@@ -122,9 +122,13 @@ def warm_up(languages: Any = None, plots: bool = False) -> None:
                  "    total = 0\n    for v in values:\n        total += v\n"
                  "    return total / len(values)\n")
     candidates = [reference.replace("values", "xs"), "def mean(xs):\n    return sum(xs) / len(xs)\n"]
+    import warnings
+
     for lang in languages or language_choices():
         try:
-            side_by_side(reference, candidates, lang)
+            with warnings.catch_warnings():  # the warm-up's own calls warn nobody
+                warnings.simplefilter("ignore", UserWarning)
+                side_by_side(reference, candidates, lang)
         except Exception:  # noqa: BLE001 - a language that cannot warm up is loaded later
             continue
     # a comparison too: reading uploads, the significance tests (scipy), tables and the plot
