@@ -14,15 +14,16 @@ not load numpy, and plugins (entry points ``cgm_metrics.metrics`` and
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # `import evaluate` imports transformers, whose import prints an advisory banner ("PyTorch was
 # not found ...") that concerns none of this package's metrics: silence transformers' advisory
 # notices only, and only where the user has not chosen otherwise.
 os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
-from . import languages
-from .languages.parts import LanguageSpec
+if TYPE_CHECKING:
+    from . import languages
+    from .languages.parts import LanguageSpec
 
 __version__ = "0.1.0"
 
@@ -35,6 +36,14 @@ __all__ = ["LanguageSpec", "__version__", "get_metric", "languages", "metrics", 
 
 
 def __getattr__(name: str) -> Any:
+    if name == "languages":  # the package of the languages (callable: their names)
+        import importlib
+
+        return importlib.import_module(".languages", __name__)
+    if name == "LanguageSpec":
+        from .languages.parts import LanguageSpec
+
+        return LanguageSpec
     if name in ("get_metric", "metrics"):
         from . import registry
 
