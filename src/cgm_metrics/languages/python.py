@@ -1,8 +1,5 @@
 """Python: everything the library knows of it."""
 
-import ast
-import warnings
-
 from . import Language
 from .parts import (
     CodeBleuPart,
@@ -90,6 +87,9 @@ EXECUTION = ExecutionPart(
 
 def accepts(code: str) -> bool:
     """Python's own parser agrees (as RUBY's published pipeline's ``ast.parse``)."""
+    import ast
+    import warnings
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like
