@@ -83,6 +83,8 @@ class Language(NamedTuple):
     # reads code as parsable only when it accepts it): code -> bool
     accepts: "Callable[[str], bool] | None" = None
     pygments: str = ""  # Pygments' lexer name where it is not ``name`` (CrystalBLEU's tokens)
+    # the Space's side-by-side examples: (reference, candidate A, candidate B, candidate C or "")
+    examples: tuple[tuple[str, str, str, str], ...] = ()
     module: str = ""  # where it is defined (set by the loader)
 
     def has(self, part: str) -> bool:

@@ -150,4 +150,12 @@ LANGUAGE = Language(
         "crystal_bleu": 0.00031,
         "codexglue_edit_sim": 9e-06,
     },
+    examples=(
+        (
+            "int max(int a, int b) {\n    return a > b ? a : b;\n}",
+            "int max(int a, int b) {\n    if (a > b) return a;\n    return b;\n}",
+            "int max(int x, int y) {\n    return Math.max(x, y);\n}",
+            "",
+        ),
+    ),
 )

@@ -119,6 +119,22 @@ LANGUAGE = Language(
     pdg=PDG,
     execution=EXECUTION,
     accepts=accepts,
+    examples=(
+        (
+            "def add(a, b):\n    return a + b",
+            "def add(x, y):\n    return x + y",
+            "def add(a, b):\n    return a - b",
+            "def add(a, b):\n    result = a\n    result += b\n    return result",
+        ),
+        (
+            "def mean(values):\n    if not values:\n        return 0.0\n"
+            "    return sum(values) / len(values)",
+            "def mean(xs):\n    return sum(xs) / len(xs) if xs else 0.0",
+            "def mean(values):\n    total = 0\n    for v in values:\n        total += v\n"
+            "    return total / len(values)",
+            "",
+        ),
+    ),
     cost={
         "chrf_code": 0.00011,
         "codebleu": 0.00036,

@@ -37,31 +37,18 @@ from .uploads import _friendly, check_upload, read_uploads
 METRICS = evaluation.MetricCache()
 DEFAULT_SYSTEM_METRICS = evaluation.DEFAULT_METRICS
 
-EXAMPLES: list[tuple[str, str, str, str, str]] = [
-    (
-        "python",
-        "def add(a, b):\n    return a + b",
-        "def add(x, y):\n    return x + y",
-        "def add(a, b):\n    return a - b",
-        "def add(a, b):\n    result = a\n    result += b\n    return result",
-    ),
-    (
-        "python",
-        "def mean(values):\n    if not values:\n        return 0.0\n"
-        "    return sum(values) / len(values)",
-        "def mean(xs):\n    return sum(xs) / len(xs) if xs else 0.0",
-        "def mean(values):\n    total = 0\n    for v in values:\n        total += v\n"
-        "    return total / len(values)",
-        "",
-    ),
-    (
-        "java",
-        "int max(int a, int b) {\n    return a > b ? a : b;\n}",
-        "int max(int a, int b) {\n    if (a > b) return a;\n    return b;\n}",
-        "int max(int x, int y) {\n    return Math.max(x, y);\n}",
-        "",
-    ),
-]
+def _examples() -> list[tuple[str, str, str, str, str]]:
+    """The side-by-side examples of the language modules (``Language.examples``): the default
+    language's first, then the others' by name."""
+    from ..languages import builtin
+
+    languages = sorted(builtin().values(), key=lambda x: (x.name != DEFAULT_LANGUAGE, x.name))
+    return [(language.name, *example) for language in languages
+            for example in language.examples]
+
+
+#: (language, reference, candidate A, B, C) of the Space's side-by-side examples
+EXAMPLES: list[tuple[str, str, str, str, str]] = _examples()
 
 
 
