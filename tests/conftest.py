@@ -12,6 +12,8 @@ _CACHE = tempfile.mkdtemp(prefix="cgm-hf-cache-")
 os.environ["HF_HOME"] = _CACHE
 os.environ["HF_MODULES_CACHE"] = os.path.join(_CACHE, "modules")
 os.environ["HF_METRICS_CACHE"] = os.path.join(_CACHE, "metrics")
+# the canonical solutions' times measured by `cgm score/compare --problems` and `cgm check`
+os.environ["CGM_CACHE_DIR"] = os.path.join(_CACHE, "cgm-metrics")
 
 import pytest  # noqa: E402
 

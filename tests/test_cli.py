@@ -853,6 +853,21 @@ def test_output_files_keep_the_mode_of_the_file_they_replace(files, tmp_path):
     assert target.stat().st_mode & 0o777 == 0o640
 
 
+def test_every_result_says_the_environment_it_came_from(files, tmp_path):
+    import platform
+
+    import cgm_metrics
+
+    result = cgm("score", "--references", files["refs"], "--predictions", files["a"],
+                 "--metrics", "chrf_code", "--json", tmp_path / "s.json")
+    assert result.returncode == 0, result.stderr
+    environment = json.loads((tmp_path / "s.json").read_text())["environment"]
+    assert environment["cgm_metrics"] == cgm_metrics.__version__
+    assert environment["python"] == platform.python_version()
+    assert environment["cpus"] >= 1 and environment["platform"]
+    assert (environment["toolchains"], environment["limits"]) == ({}, None)  # no program ran
+
+
 # ---------------------------------------------------------------- Ctrl-C
 
 

@@ -360,6 +360,9 @@ def test_timeouts_are_counted_and_retried_once_with_a_longer_limit(opted_in, tmp
         ("slow/1", 0, 1, "passed", 0.5),
         ("slow/0", 0, 2, "passed", 5.0), ("slow/0", 1, 2, "timeout", 5.0)]
     assert "re-run" in out and "changed" in out
+    # each timeout with the time it used and its limit
+    assert re.search(r"timeouts: s slow/0 sample 1: \d+\.\d\d s of wall-clock time used, "
+                     r"limit 5 s", err), err
 
 
 def test_a_harness_error_stops_the_run_and_counts_nothing(opted_in, tmp_path, capsys, monkeypatch):
@@ -664,6 +667,10 @@ def test_paired_significance_takes_pass_at_k_in_code_evals_call_shape(compared, 
     assert code == 0, err
     pair = json.load(open(folder / "module.json"))["metrics"]["pass@1"]["pairs"][0]
     assert (result["p_value"], result["ci_delta"]) == (pair["p_value"], pair["ci_delta"])
+    # one candidate a task: the p-value and the verdict are McNemar's, the bootstrap's beside
+    assert result["test"] == pair["test"] == "mcnemar_exact"
+    assert result["p_value"] == result["exact_test"]["p_value"]
+    assert result["resampled"]["p_value"] == pair["resampled"]["p_value"]
     # several candidates a task, pass@2: the unbiased estimate per task, tasks resampled
     two = module.compute(predictions_a=[c + c for c in candidates[1]],
                          predictions_b=[a + b for a, b in zip(*candidates, strict=True)],
@@ -687,3 +694,212 @@ def test_paired_significance_runs_code_only_on_opt_in(monkeypatch):
     with pytest.raises(TypeError, match=r"`predictions_a\[0\]` is a string"):
         paired_test_texts(["x = 1", "x = 1"], [["x = 2"], ["x = 1"]],
                           ["assert x == 1", "assert x == 1"], metric="pass@1")
+
+
+# --- reproducible verdicts: CPU time, machine-relative limits, cgm check, environment, --repeat --
+
+HUMANEVAL_PLUS = DATA / "humanevalplus" / "HumanEvalPlus-OriginFmt.jsonl.gz"
+#: HumanEval+ tasks: 15 and 83 (their solutions take seconds: correct programs timed out at 3 s
+#: of wall-clock time), 32 (its test fails any solution: `_poly(*candidate(*inp), inp)` on a
+#: float), 0 (quick)
+PLUS_TASKS = ("HumanEval/0", "HumanEval/15", "HumanEval/32", "HumanEval/83")
+
+
+def _plus_subset(path):
+    rows = [json.loads(line) for line in gzip.open(HUMANEVAL_PLUS)]
+    return write_jsonl(path, [row for row in rows if row["task_id"] in PLUS_TASKS]), {
+        row["task_id"]: row for row in rows if row["task_id"] in PLUS_TASKS}
+
+
+@needs_sandbox
+def test_a_cpu_time_limit_counts_the_programs_cpu_time_not_the_wall_clock(opted_in):
+    """With the "cpu" clock a program that sleeps 2 s passes a 1 s limit (it uses no CPU
+    time) and a busy loop times out, reporting its CPU time and the limit; the wall-clock
+    clock times out both."""
+    from cgm_metrics.execution.runs import execute
+    from cgm_metrics.execution.sandbox import Limits
+
+    programs = [("sleep", "import time\ntime.sleep(2)\n"),
+                ("spin", "import time\nt = time.process_time()\n"
+                         "while time.process_time() - t < 1.5:\n    pass\n")]
+    cpu = dict(execute(programs, Limits(timeout=1.0, clock="cpu")))
+    assert cpu["sleep"].passed and cpu["sleep"].duration >= 2.0 and cpu["sleep"].cpu_time < 0.5
+    assert cpu["spin"].status == "timeout" and cpu["spin"].cpu_time >= 1.0
+    record = cpu["spin"].to_dict()
+    assert (record["time_limit"], record["clock"]) == (1.0, "cpu")
+    assert re.fullmatch(r"\d\.\d\d s of CPU time used, limit 1 s", record["timeout_detail"])
+    wall = dict(execute(programs, Limits(timeout=1.0)))
+    assert [wall[key].status for key in ("sleep", "spin")] == ["timeout", "timeout"]
+    assert wall["sleep"].timeout_detail().endswith("wall-clock time used, limit 1 s")
+
+
+def test_time_limits_follow_evalplus_rule():
+    """EvalPlus (evalplus/config.py, docs/execution.md): max(4 s, 4 x the solution's time);
+    a task without a solution keeps the fixed limit."""
+    from cgm_metrics.execution.calibration import (
+        DEFAULT_MIN_TIME_LIMIT,
+        DEFAULT_TIME_LIMIT_FACTOR,
+        SolutionRun,
+        Solutions,
+    )
+
+    assert (DEFAULT_MIN_TIME_LIMIT, DEFAULT_TIME_LIMIT_FACTOR) == (4.0, 4.0)
+    runs = [SolutionRun("a", True, "passed", "passed", 0.2, 0.3), None,
+            SolutionRun("c", True, "passed", "passed", 2.5, 9.0)]
+    assert Solutions("p", "0" * 64, runs).time_limits(4.0, 4.0) == [4.0, None, 10.0]
+
+
+def _busy(processes):
+    import subprocess
+
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(processes)]
+
+
+@needs_sandbox
+def test_humaneval_plus_solutions_pass_at_any_load_but_the_broken_task(opted_in, tmp_path,
+                                                                       capsys):
+    """The issue's run: HumanEval+'s own solutions as a model's samples. With the defaults
+    every one passes but HumanEval/32's, on this machine as it is and with 3 busy processes
+    per core beside the run, with the same verdicts; `cgm check` names HumanEval/32 (exit 1),
+    score warns about it, and the limits come from the solutions' CPU times (kept in the
+    cache: the second run does not measure them again)."""
+    import os
+
+    problem_file, rows = _plus_subset(tmp_path / "plus.jsonl")
+    samples = write_jsonl(tmp_path / "canonical.jsonl", [
+        {"task_id": task, "completion": row["canonical_solution"]} for task, row in rows.items()])
+    code, out, err = cgm(capsys, "check", "--problems", problem_file, "--jobs", "2",
+                         "--json", tmp_path / "check.json")
+    assert code == 1, err
+    assert "3 canonical solution(s) pass their own tests, 1 fail" in out
+    assert re.search(r"HumanEval/32\s+failed\s+failed: Value after \* must be an iterable", out)
+    check = json.load(open(tmp_path / "check.json"))
+    assert [f["task_id"] for f in check["failing"]] == ["HumanEval/32"]
+    assert set(check["environment"]) >= {"cgm_metrics", "python", "platform", "cpus",
+                                         "toolchains", "limits"}
+
+    def score(name):
+        code, out, err = cgm(capsys, "score", "--problems", problem_file, "--predictions",
+                             samples, "--metrics", "pass@1", "--jobs", "2", "--json",
+                             tmp_path / f"{name}.json", "--results", tmp_path / f"{name}.jsonl")
+        assert code == 0, err
+        assert "note: the canonical solutions' times were read from " in err  # check's
+        assert re.search(r"warning: the canonical solution of 1 task\(s\) fails its own tests "
+                         r"\(HumanEval/32\)", err)
+        runs = {r["task_id"]: r for r in map(json.loads, open(tmp_path / f"{name}.jsonl"))}
+        return json.load(open(tmp_path / f"{name}.json")), runs
+
+    quiet, quiet_runs = score("quiet")
+    busy = _busy(3 * (os.cpu_count() or 1))
+    try:
+        loaded, loaded_runs = score("loaded")
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    for runs in (quiet_runs, loaded_runs):
+        assert {task: r["passed"] for task, r in runs.items()} == {
+            task: task != "HumanEval/32" for task in PLUS_TASKS}
+    for result in (quiet, loaded):
+        assert result["systems"]["canonical"]["pass@1"]["score"] == pytest.approx(0.75)
+    assert quiet["execution"]["canonical_solutions"]["failing"] == [
+        {"task_id": "HumanEval/32", "reason": check["failing"][0]["reason"]}]
+    limits = {task: r["timeout"] for task, r in quiet_runs.items()}
+    times = {t["task_id"]: t["cpu_time"] for t in check["tasks"]}
+    assert limits == {task: round(max(4.0, 4.0 * times[task]), 3) for task in PLUS_TASKS}
+    assert {r["clock"] for r in quiet_runs.values()} == {"cpu"}
+    environment = quiet["environment"]
+    assert environment["toolchains"]["python"]["python"].startswith("Python 3.")
+    assert environment["limits"]["rule"] == "relative"
+    assert (environment["limits"]["min_time_limit"], environment["limits"]["time_limit_factor"]) \
+        == (4.0, 4.0)
+    signature = quiet["systems"]["canonical"]["pass@1"]["signature"]
+    assert "min_time_limit:4.0" in signature and "clock:cpu" in signature
+
+
+@needs_sandbox
+def test_a_fixed_timeout_and_problems_without_solutions_keep_the_wall_clock(opted_in, tmp_path,
+                                                                          capsys):
+    problem_file = write_jsonl(tmp_path / "p.jsonl", SLOW)  # no canonical solutions
+    sample_file = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": "slow/0", "completion": "    return 1\n"},
+        {"task_id": "slow/1", "completion": "    return 1\n"}])
+    code, out, err = cgm(capsys, "score", "--problems", problem_file, "--predictions",
+                         sample_file, "--metrics", "pass@1", "--results", tmp_path / "r.jsonl",
+                         "--json", tmp_path / "o.json")
+    assert code == 0, err
+    assert {(r["timeout"], r["clock"]) for r in map(json.loads, open(tmp_path / "r.jsonl"))} \
+        == {(3.0, "wall")}
+    assert json.load(open(tmp_path / "o.json"))["environment"]["limits"]["rule"] == "fixed"
+    code, out, err = cgm(capsys, "score", "--problems", problem_file, "--predictions",
+                         sample_file, "--metrics", "pass@1", "--min-time-limit", "2")
+    assert code == 1 and "has no canonical solutions" in err
+    solved = write_jsonl(tmp_path / "solved.jsonl", [
+        {**task, "canonical_solution": "    return 1\n"} for task in SLOW])
+    code, out, err = cgm(capsys, "score", "--problems", solved, "--predictions",
+                         sample_file, "--metrics", "pass@1", "--timeout", "2",
+                         "--time-limit-factor", "3")
+    assert code == 1 and "Give one or the other" in err
+
+
+@needs_sandbox
+def test_repeat_names_flaky_tasks_and_counts_the_majority(opted_in, tmp_path, capsys):
+    """A program that passes with probability 1/2 on each run is named flaky after 20 runs
+    (all 20 the same: probability 2 x 2^-20); steady programs are not; --results has every
+    run."""
+    problems = write_jsonl(tmp_path / "p.jsonl", [
+        {"task_id": "coin", "prompt": "import random\ndef f():\n", "entry_point": "f",
+         "test": "def check(candidate):\n    assert candidate()"},
+        {"task_id": "steady", "prompt": "def f():\n", "entry_point": "f",
+         "test": "def check(candidate):\n    assert candidate()"}])
+    samples = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": "coin", "completion": "    return random.SystemRandom().random() < 0.5\n"},
+        {"task_id": "steady", "completion": "    return True\n"}])
+    code, out, err = cgm(capsys, "score", "--problems", problems, "--predictions", samples,
+                         "--metrics", "pass@1", "--repeat", "20", "--jobs", "2", "--json",
+                         tmp_path / "o.json", "--results", tmp_path / "r.jsonl")
+    assert code == 0, err
+    result = json.load(open(tmp_path / "o.json"))
+    assert result["execution"]["flaky_tasks"] == ["coin"]
+    assert "flaky tasks" in out and "coin" in out
+    runs = [json.loads(line) for line in open(tmp_path / "r.jsonl")]
+    assert [r["run"] for r in runs if r["task_id"] == "steady"] == list(range(1, 21))
+    coin_passes = sum(r["passed"] for r in runs if r["task_id"] == "coin")
+    steady = result["execution"]["systems"]["s"]
+    assert steady["passed"] == 1 + (coin_passes > 10)  # the majority; a tie (10 of 20) fails
+    assert "repeat:20" in result["systems"]["s"]["pass@1"]["signature"]
+
+
+def test_majority_of_repeated_runs_a_tie_fails():
+    from cgm_metrics.evaluation import majority
+    from cgm_metrics.execution.runs import Verdict
+
+    def verdict(status):
+        return Verdict(status == "passed", status, status, None, 0.1)
+
+    assert majority([verdict("passed")] * 2 + [verdict("failed")]) == ("passed", True)
+    assert majority([verdict("passed"), verdict("timeout")]) == ("timeout", True)
+    assert majority([verdict("failed"), verdict("timeout"), verdict("timeout")]) == (
+        "timeout", False)
+
+
+@needs_sandbox
+def test_check_runs_canonical_solutions_in_any_execution_language(tmp_path, capsys):
+    """A JavaScript task whose solution is right passes, one whose solution is wrong is named
+    with MultiPL-E's reason; the environment names node's version."""
+    problems = write_jsonl(tmp_path / "js.jsonl", [
+        {"task_id": "js/0", "language": "js", "prompt": "function add(a, b) {\n",
+         "canonical_solution": "  return a + b;\n}\n", "entry_point": "add",
+         "test": "const assert = require('node:assert');\nassert.deepEqual(add(1, 2), 3);\n"},
+        {"task_id": "js/1", "language": "js", "prompt": "function sub(a, b) {\n",
+         "canonical_solution": "  return a + b;\n}\n", "entry_point": "sub",
+         "test": "const assert = require('node:assert');\nassert.deepEqual(sub(3, 2), 1);\n"}])
+    code, out, err = cgm(capsys, "check", "--problems", problems, "--json", tmp_path / "c.json")
+    assert code == 1, err
+    assert re.search(r"js/1\s+failed\s+failed: AssertionError", out)
+    result = json.load(open(tmp_path / "c.json"))
+    assert [f["task_id"] for f in result["failing"]] == ["js/1"]
+    assert re.fullmatch(r"v\d+\.\d+\.\d+", result["environment"]["toolchains"]["javascript"]["node"])
+    code, out, err = cgm(capsys, "check", "--problems", write_jsonl(tmp_path / "none.jsonl", SLOW))
+    assert code == 1 and "no task has a 'canonical_solution'" in err

@@ -69,7 +69,9 @@ Returns:
     verdict of the grades, agreement ("agree", "disagree", "type_i" or "type_ii") and
     explanation;
     exact_test (pass@1 with one candidate a task only): McNemar's exact test, {"test",
-    "only_a_passes", "only_b_passes", "both_pass", "neither_passes", "p_value"}.
+    "only_a_passes", "only_b_passes", "both_pass", "neither_passes", "p_value"}; it is then
+    the test of the pair: p_value, significant and verdict are its, test is "mcnemar_exact" and
+    resampled has the resampled test's {"method", "p_value", "significant"}.
 Examples:
     >>> import evaluate
     >>> test = evaluate.load("cgm/paired_significance")

@@ -33,7 +33,7 @@ EXIT_INPUT = 1
 EXIT_INTERNAL = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 
-COMMANDS = ("demo", "score", "compare", "agreement", "modules")
+COMMANDS = ("demo", "score", "compare", "check", "agreement", "modules")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -33,7 +33,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -347,15 +347,33 @@ class CompareResult:
     def rows(self) -> dict[str, dict[str, Any]]:
         """``{metric: {"scale", "signature", "higher_is_better", "scores": {system: {"score",
         "low", "high"}}, "pairs": [{"a", "b", "delta" (b - a), "p_value", "p_adjusted",
-        "significant", "ci_delta", "mdd", "verdict", "exact_test"?}]}}``: what every front
-        end displays (``exact_test``: McNemar's exact test for pass@1 with one sample a
-        task, ``{"test", "only_a_passes", "only_b_passes", "both_pass", "neither_passes",
-        "p_value", "p_adjusted"}``)."""
+        "significant", "ci_delta", "mdd", "verdict", "test", "resampled"?,
+        "exact_test"?}]}}``: what every front end displays. ``test`` names the test the
+        pair's p-value, significance and verdict come from: McNemar's exact test
+        (``"mcnemar_exact"``) where it applies (pass@1 with one sample a task: the outcomes
+        are paired binary, and the exact test is the test), else the resampling ``method``;
+        the resampled test's own p-values are then in ``resampled`` (``{"method",
+        "p_value", "p_adjusted", "significant"}``), and ``ci_delta`` is always the
+        resampled interval of the difference. ``exact_test``: ``{"test", "only_a_passes",
+        "only_b_passes", "both_pass", "neither_passes", "p_value", "p_adjusted"}``."""
+        from .significance.paired import verdict
+
         out = {}
+        method = self.settings.get("method")
         for name, comparison in self.comparisons.items():
             rows = comparison.rows()
+            for pair in rows["pairs"]:
+                pair["test"] = method
             for pair, exact in zip(rows["pairs"], self.exact_tests.get(name, ()), strict=False):
                 pair["exact_test"] = exact
+                pair["resampled"] = {"method": method, "p_value": pair["p_value"],
+                                     "p_adjusted": pair["p_adjusted"],
+                                     "significant": pair["significant"]}
+                significant = bool(exact["p_adjusted"] < comparison.alpha)
+                pair.update(test=exact["test"], p_value=exact["p_value"],
+                            p_adjusted=exact["p_adjusted"], significant=significant,
+                            verdict=verdict(pair["delta"], significant, pair["a"], pair["b"],
+                                            comparison.higher_is_better))
             out[name] = {"scale": self.metric_set.metrics[name].scale,
                          "signature": self.metric_set.metrics[name].signature(),
                          "higher_is_better": comparison.higher_is_better, **rows}
@@ -540,6 +558,9 @@ class SystemRun:
     timeouts: int = 0  # timed out in the first run
     retried: int = 0  # run a second time (timed out, --retry-timeouts)
     changed: int = 0  # of those, with another verdict (passed or not) the second time
+    flaky: set[int] = field(default_factory=set)  # samples whose repeated runs disagreed
+    #: sample -> the time it used and its limit, in words, for the samples that timed out
+    timeout_details: dict[int, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> np.ndarray:
@@ -579,6 +600,7 @@ class ProblemEvaluation(Evaluation):
         progress: bool = False,
         results: str | None = None,
         require_isolation: bool = True,
+        use_cache: bool = True,
     ) -> None:
         from .execution.problems import ProblemSet
 
@@ -589,12 +611,13 @@ class ProblemEvaluation(Evaluation):
         self.problems = problems
         self.results = results
         self.require_isolation = require_isolation
+        self.use_cache = use_cache
         self.code_metrics = {name: metric for name, metric in metric_set.metrics.items()
                              if metric.runs_code}
         self.settings = self._check()
 
     # -- checks, before anything runs
-    def _check(self) -> tuple[Any, float | None] | None:
+    def _check(self) -> Any:
         import numpy as np
 
         from .execution.sandbox import ENV_SWITCH, code_execution_allowed
@@ -648,7 +671,14 @@ class ProblemEvaluation(Evaluation):
 
         if self.settings is None:
             raise InputError("None of the metrics runs code; there are no verdicts.")
-        limits, retry_timeout = self.settings
+        settings = self.settings
+        limits, retry_timeout, repeat = settings.limits, settings.retry_timeout, settings.repeat
+        task_limits = self.task_limits
+        retry_limits = None
+        if retry_timeout is not None:
+            scale = retry_timeout / limits.timeout
+            retry_limits = [replace(own, timeout=min(86_400.0, own.timeout * scale))
+                            for own in task_limits]
         names = list(self.systems)
         files = [self.systems[name] for name in names]
         runs = {name: SystemRun(np.empty(f.n_samples, dtype=np.int64),
@@ -661,50 +691,102 @@ class ProblemEvaluation(Evaluation):
                     if selection is None or (s, position) in selection:
                         program = program_for(self.problems.problems[sample.task],
                                               sample.completion)
-                        yield (s, position, sample), program
+                        for copy in range(repeat):  # --repeat: the copies one after another
+                            yield (s, position, sample, copy), program
 
-        def run(selection, run_limits, attempt, write) -> list[tuple[int, int, bool]]:
+        def run(selection, own_limits, attempt, write) -> list[tuple[int, int, bool]]:
             """Run the programs; ``(system, position, passed before)`` of each re-run."""
-            total = (sum(f.n_samples for f in files) if selection is None else len(selection))
+            total = repeat * (sum(f.n_samples for f in files) if selection is None
+                              else len(selection))
             bar = _progress_bar(total, self.progress, "programs" if attempt == 1 else "re-runs",
                                 unit="program")
             changed = []
+            copies: list[Any] = []
             try:
-                for (s, position, sample), verdict in execute(
-                        items(selection), run_limits, workers=self.jobs, ray=self.ray,
-                        require_isolation=self.require_isolation, progress=bar.update):
+                for (s, position, sample, copy), verdict in execute(
+                        items(selection), limits, workers=self.jobs, ray=self.ray,
+                        require_isolation=self.require_isolation, progress=bar.update,
+                        limits_for=lambda key: own_limits[key[2].task]):
+                    write(names[s], sample, attempt, verdict, copy + 1)
+                    copies.append(verdict)
+                    if copy + 1 < repeat:
+                        continue
+                    status, flaky = majority(copies)
                     system_run = runs[names[s]]
                     before = int(system_run.status[position])
                     system_run.tasks[position] = sample.task
-                    system_run.status[position] = STATUSES.index(verdict.status)
+                    system_run.status[position] = STATUSES.index(status)
+                    if flaky:
+                        system_run.flaky.add(position)
+                    system_run.timeout_details.pop(position, None)
+                    if status == "timeout":
+                        detail = next((v.timeout_detail() for v in reversed(copies)
+                                       if v.status == "timeout"), None)
+                        system_run.timeout_details[position] = detail or "timed out"
                     if attempt > 1:
                         changed.append((s, position, before == 0))
-                    write(names[s], sample, attempt, verdict, run_limits.timeout)
+                    copies = []
             finally:
                 bar.close()
             return changed
 
         with self._results_writer() as write:
-            run(None, limits, 1, write)
+            run(None, task_limits, 1, write)
             for system_run in runs.values():
                 system_run.timeouts = int(np.sum(system_run.status == STATUSES.index("timeout")))
-            if retry_timeout is not None:
-                from dataclasses import replace
-
+            if retry_limits is not None:
                 selection = {(s, int(position)) for s, name in enumerate(names)
                              for position in np.flatnonzero(
                                  runs[name].status == STATUSES.index("timeout"))}
                 if selection:
-                    for s, position, passed_before in run(
-                            selection, replace(limits, timeout=retry_timeout), 2, write):
+                    for s, position, passed_before in run(selection, retry_limits, 2, write):
                         system_run = runs[names[s]]
                         system_run.retried += 1
                         system_run.changed += int(passed_before != bool(system_run.passed[position]))
         return runs
 
+    # -- the problem file's own solutions, and the time limits they give
+    @cached_property
+    def solutions(self) -> Any:
+        """The canonical solutions run on this machine
+        (:class:`~cgm_metrics.execution.calibration.Solutions`, from the cache when this file
+        was measured here before), where the time limits follow the machine and some task
+        has a solution; else None."""
+        from .execution.calibration import run_solutions
+
+        if self.settings is None or not self.settings.relative or all(
+                problem.canonical_solution is None for problem in self.problems.problems):
+            return None
+        with_solution = sum(p.canonical_solution is not None for p in self.problems.problems)
+        bar = _progress_bar(with_solution, self.progress, "canonical solutions",
+                            unit="program")
+        try:
+            return run_solutions(self.problems, self.settings.limits, jobs=self.jobs,
+                                 ray=self.ray, use_cache=self.use_cache,
+                                 require_isolation=self.require_isolation, progress=bar.update)
+        finally:
+            bar.close()
+
+    @cached_property
+    def task_limits(self) -> list[Any]:
+        """The limits every task's programs run under: with the machine-relative rule and a
+        canonical solution, ``max(min_time_limit, time_limit_factor x`` its CPU time``)`` of
+        CPU time; else the fixed limits."""
+        if self.settings is None:
+            raise InputError("None of the metrics runs code; there are no limits.")
+        limits = self.settings.limits
+        solutions = self.solutions
+        if solutions is None:
+            return [limits] * len(self.problems)
+        seconds = solutions.time_limits(self.settings.min_time_limit,
+                                        self.settings.time_limit_factor)
+        return [limits if own is None else replace(limits, timeout=own, clock="cpu")
+                for own in seconds]
+
     def _results_writer(self):
-        """A context giving ``write(system, sample, attempt, verdict, timeout)``: one JSONL
-        line per run into ``results`` (written beside it, renamed over it when complete)."""
+        """A context giving ``write(system, sample, attempt, verdict, run)``: one JSONL line
+        per run into ``results`` (written beside it, renamed over it when complete), with the
+        time limit the program ran under (``timeout``, counted on ``clock``)."""
         import contextlib
         import json
 
@@ -718,14 +800,19 @@ class ProblemEvaluation(Evaluation):
                 yield lambda *args: None
                 return
             with atomic_path(self.results) as part, open(part, "w", encoding="utf-8") as handle:
-                def write(system, sample, attempt, verdict, timeout):
+                def write(system, sample, attempt, verdict, copy):
                     record = {
                         "system": system, "task_id": problems[sample.task].task_id,
-                        "sample": sample.number, "attempt": attempt, "passed": verdict.passed,
-                        "status": verdict.status, "result": verdict.result,
-                        "limit": verdict.limit, "duration": verdict.duration,
-                        "timeout": timeout, "completion": sample.completion,
+                        "sample": sample.number, "attempt": attempt, "run": copy,
+                        "passed": verdict.passed, "status": verdict.status,
+                        "result": verdict.result, "limit": verdict.limit,
+                        "duration": verdict.duration, "cpu_time": verdict.cpu_time,
+                        "timeout": verdict.time_limit, "clock": verdict.clock,
+                        "completion": sample.completion,
                     }
+                    detail = verdict.timeout_detail()
+                    if detail is not None:
+                        record["timeout_detail"] = detail
                     if verdict.verdict is not None:  # another language: MultiPL-E's verdict
                         record.update(language=verdict.language, verdict=verdict.verdict)
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -777,11 +864,16 @@ class ProblemEvaluation(Evaluation):
         last run, timeouts in the first run, re-runs and changed verdicts."""
         summary: dict[str, Any] = {"problems": self.problems.path, "n_tasks": len(self.problems)}
         if self.settings is not None:
-            limits, retry_timeout = self.settings
-            summary["limits"] = {"timeout": limits.timeout, "memory_mb": limits.memory_mb,
-                                 "max_processes": limits.max_processes,
-                                 "max_file_mb": limits.max_file_mb}
-            summary["retry_timeout"] = retry_timeout
+            summary["limits"] = self.settings.to_dict()
+            summary["retry_timeout"] = self.settings.retry_timeout
+            summary["repeat"] = self.settings.repeat
+            if self.solutions is not None:
+                summary["canonical_solutions"] = self.solutions.to_dict()
+                seconds = [own.timeout for own, problem in zip(self.task_limits,
+                                                               self.problems.problems,
+                                                               strict=True)
+                           if problem.canonical_solution is not None]
+                summary["limits"]["task_limits"] = {"min": min(seconds), "max": max(seconds)}
         systems: dict[str, Any] = {}
         for name, sample_file in self.systems.items():
             entry: dict[str, Any] = {
@@ -794,6 +886,108 @@ class ProblemEvaluation(Evaluation):
                 entry.update(run.counts())
                 entry.update(timeouts_first_run=run.timeouts, retried=run.retried,
                              changed_by_retry=run.changed)
+                if self.settings.repeat > 1:
+                    entry["flaky_samples"] = len(run.flaky)
+                    entry["flaky_tasks"] = self.flaky_tasks(name)
             systems[name] = entry
         summary["systems"] = systems
+        if self.settings is not None and self.settings.repeat > 1:
+            summary["flaky_tasks"] = sorted(
+                {task for name in self.systems for task in self.flaky_tasks(name)},
+                key=self.problems.index.__getitem__)
         return summary
+
+    def timeouts(self, system: str) -> list[tuple[str, int, str]]:
+        """``(task id, sample number, time used and limit in words)`` of every sample of
+        ``system`` that timed out (after a re-run, if any), in sample-file order."""
+        run = self.runs[system]
+        sample_file = self.systems[system]
+        numbers: dict[int, int] = {}
+        out = []
+        positions = sorted(run.timeout_details)
+        if not positions:
+            return []
+        for position in range(sample_file.n_samples):  # a sample's number within its task
+            task = int(run.tasks[position])
+            number = numbers.get(task, 0)
+            numbers[task] = number + 1
+            if position in run.timeout_details:
+                out.append((self.problems.problems[task].task_id, number,
+                            run.timeout_details[position]))
+        return out
+
+    def flaky_tasks(self, system: str) -> list[str]:
+        """The tasks of ``system`` with a sample whose repeated runs (``repeat``) disagreed,
+        in problem-file order."""
+        run = self.runs[system]
+        tasks = sorted({int(run.tasks[position]) for position in run.flaky})
+        return [self.problems.problems[task].task_id for task in tasks]
+
+    def environment(self) -> dict[str, Any]:
+        """Where and how the programs ran (:func:`~cgm_metrics.execution.environment.describe`):
+        library, Python, platform, CPUs, the toolchain of every language run, the limits."""
+        from .execution.environment import describe
+
+        languages = sorted({problem.language for problem in self.problems.problems})
+        limits = None if self.settings is None else self.settings.to_dict()
+        return describe(languages if self.settings is not None else [], limits)
+
+
+def majority(verdicts: Sequence[Any]) -> tuple[str, bool]:
+    """The status of a sample run several times: "passed" when more than half of its runs
+    passed (a tie fails), else its most common other status (the first of equals, in the
+    order of STATUSES); and whether its runs disagreed (passed and not)."""
+    passed = sum(bool(v.passed) for v in verdicts)
+    flaky = 0 < passed < len(verdicts)
+    if 2 * passed > len(verdicts):
+        return "passed", flaky
+    others = [v.status for v in verdicts if not v.passed]
+    return max(STATUSES[1:], key=lambda status: (others.count(status),
+                                                  -STATUSES.index(status))), flaky
+
+
+def environment() -> dict[str, Any]:
+    """Where a result without programs came from (library, Python, platform, CPUs; no
+    toolchain and no limits): :func:`~cgm_metrics.execution.environment.describe`."""
+    from .execution.environment import describe
+
+    return describe([], None)
+
+
+def check_problems(problems: Any, *, memory_mb: int | None = None, jobs: int = 1,
+                   ray: str | None = None, progress: bool = False,
+                   require_isolation: bool = True) -> dict[str, Any]:
+    """Run every task's canonical solution of ``problems`` (a
+    :class:`~cgm_metrics.execution.problems.ProblemSet`) against its own tests, on this machine
+    (kept in its cache for the machine-relative time limits of :class:`ProblemEvaluation`).
+    Returns ``{"solutions": Solutions, "result": what --json writes}``: every task's verdict,
+    CPU time and reason, the failing tasks and the environment."""
+    from .execution.calibration import MEASURE_LIMIT, run_solutions
+    from .execution.environment import describe
+    from .execution.sandbox import check_limits
+
+    with_solution = [p for p in problems.problems if p.canonical_solution is not None]
+    if not with_solution:
+        raise InputError(f"{problems.path}: no task has a 'canonical_solution'; there is "
+                         "nothing to check.")
+    limits = check_limits(MEASURE_LIMIT, memory_mb)
+    bar = _progress_bar(len(with_solution), progress, "canonical solutions", unit="program")
+    try:
+        solutions = run_solutions(problems, limits, jobs=jobs, ray=ray, use_cache=False,
+                                  require_isolation=require_isolation, progress=bar.update)
+    finally:
+        bar.close()
+    measured = replace(limits, clock="cpu").describe()
+    tasks = [{"task_id": run.task_id, "passed": run.passed, "status": run.status,
+              "result": run.result, "cpu_time": run.cpu_time, "duration": run.duration}
+             for run in solutions.runs if run is not None]
+    result = {
+        "problems": problems.path, "sha256": solutions.digest, "n_tasks": len(problems),
+        "without_solution": [p.task_id for p in problems.problems
+                             if p.canonical_solution is None],
+        "failing": [{"task_id": run.task_id, "status": run.status, "reason": run.reason()}
+                    for run in solutions.failing()],
+        "tasks": tasks, "cache_file": solutions.cache_file,
+        "environment": describe(sorted({p.language for p in with_solution}), measured),
+    }
+    return {"solutions": solutions, "result": result}

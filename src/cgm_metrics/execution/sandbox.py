@@ -76,6 +76,12 @@ DEFAULT_TIMEOUT = 3.0
 DEFAULT_MAX_PROCESSES = 512
 DEFAULT_MAX_FILE_MB = 64
 MAX_TIMEOUT = 86_400.0
+#: the clocks a time limit can count: "wall" (elapsed time) or "cpu" (the CPU time, user and
+#: system, of every process of the program: what the machine's load does not lengthen)
+CLOCKS = ("wall", "cpu")
+#: with the "cpu" clock, a program is also stopped after this many times its limit of wall-clock
+#: time (a program that sleeps or waits uses no CPU time)
+WALL_BACKSTOP_FACTOR = 10.0
 OPEN_FILES = 1024
 
 OPT_IN_MESSAGE = (
@@ -143,8 +149,11 @@ def check_count(value: Any, argument: str, minimum: int, maximum: int, unit: str
 
 @dataclass(frozen=True)
 class Limits:
-    """What one program may use. ``timeout``: wall-clock seconds per step (CPU time is limited
-    to the next whole second plus one); ``memory_mb``: address space per process;
+    """What one program may use. ``timeout``: seconds per step, of the ``clock``: ``"wall"``
+    (elapsed time; CPU time is limited to the next whole second plus one) or ``"cpu"`` (the
+    CPU time of all the program's processes, user and system; the program is stopped at
+    ``WALL_BACKSTOP_FACTOR`` times the limit of wall-clock time); ``memory_mb``: address
+    space per process;
     ``max_processes``: processes and threads of the program together; ``max_file_mb``: the
     largest file it may write (its private ``/tmp`` holds twice that)."""
 
@@ -152,9 +161,12 @@ class Limits:
     memory_mb: int = field(default_factory=default_memory_mb)
     max_processes: int = DEFAULT_MAX_PROCESSES
     max_file_mb: int = DEFAULT_MAX_FILE_MB
+    clock: str = "wall"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "timeout", check_seconds(self.timeout, "timeout"))
+        if self.clock not in CLOCKS:
+            raise ValueError(f"`clock` must be one of {', '.join(CLOCKS)}, got {self.clock!r}.")
         object.__setattr__(
             self, "memory_mb", check_count(self.memory_mb, "memory_mb", 64, 1 << 30, "MiB")
         )
@@ -164,6 +176,20 @@ class Limits:
         object.__setattr__(
             self, "max_file_mb", check_count(self.max_file_mb, "max_file_mb", 1, 1 << 30, "MiB")
         )
+
+    @property
+    def wall_timeout(self) -> float:
+        """The wall-clock seconds a step may take: the timeout, or with the "cpu" clock the
+        backstop (``WALL_BACKSTOP_FACTOR`` times it)."""
+        if self.clock == "cpu":
+            return min(MAX_TIMEOUT, self.timeout * WALL_BACKSTOP_FACTOR)
+        return self.timeout
+
+    def describe(self) -> dict[str, Any]:
+        """The limits as the results record them."""
+        return {"timeout": self.timeout, "clock": self.clock,
+                "wall_timeout": self.wall_timeout, "memory_mb": self.memory_mb,
+                "max_processes": self.max_processes, "max_file_mb": self.max_file_mb}
 
 
 def check_limits(
@@ -227,13 +253,18 @@ class Step:
                     )
             object.__setattr__(self, "env", env)
 
-    def request(self, timeout: float) -> dict:
-        """The step as the worker receives it."""
+    def request(self, timeout: float, cpu_seconds: float | None = None) -> dict:
+        """The step as the worker receives it (``cpu_seconds``: its CPU-time limit, if the
+        limits count CPU time)."""
         if self.python is not None:
-            return {"kind": "python", "source": self.python, "timeout": timeout,
-                    "env": dict(self.env or {})}
-        return {"kind": "command", "argv": list(self.argv or ()), "timeout": timeout,
-                "env": dict(self.env or {})}
+            request = {"kind": "python", "source": self.python, "timeout": timeout,
+                       "env": dict(self.env or {})}
+        else:
+            request = {"kind": "command", "argv": list(self.argv or ()), "timeout": timeout,
+                       "env": dict(self.env or {})}
+        if cpu_seconds is not None:
+            request["cpu_seconds"] = cpu_seconds
+        return request
 
 
 @dataclass(frozen=True)
@@ -279,6 +310,7 @@ class StepResult:
     leftover_processes: int  # processes alive after that cleanup (0: none outlived the step)
     result: str  # as evaluate's code_eval: "passed", "timed out" or "failed: <error>"
     limit: str | None  # "timeout", "memory_mb", "max_processes", "max_file_mb", "open_files"
+    cpu_time: float = 0.0  # CPU seconds (user + system) of the step's processes
 
 
 @dataclass(frozen=True)
@@ -301,6 +333,7 @@ class ExecutionResult:
     # private directories), "process_start" (fork, uid, limits), "program", "cleanup" (kill
     # and reap what it left), "run_teardown", "to_host"
     timing: Mapping[str, float] = field(default_factory=dict)
+    cpu_time: float = 0.0  # CPU seconds (user + system) of the program's processes, all steps
 
 
 def _as_steps(program: Any) -> list[Step]:
@@ -524,7 +557,8 @@ def _parse_verdict(text: str, nonce: str) -> tuple[bool, str | None, str | None]
     return vouched, result, limit
 
 
-def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
+def _step_result(step: Step, record: dict, nonce: str,
+                 cpu_seconds: float | None = None) -> StepResult:
     status_word = int(record["wait_status"])
     if os.WIFSIGNALED(status_word):
         signal_number = os.WTERMSIG(status_word)
@@ -532,7 +566,11 @@ def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
     else:
         signal_number = None
         returncode = os.WEXITSTATUS(status_word) if os.WIFEXITED(status_word) else 255
-    timed_out = bool(record.get("timed_out"))
+    cpu_time = float(record.get("cpu", 0.0))
+    # past its CPU-time limit: timed out, even if it ended before the kernel's whole-second
+    # limit stopped it
+    timed_out = bool(record.get("timed_out")) or (cpu_seconds is not None
+                                                  and cpu_time > cpu_seconds)
     if step.python is not None:
         vouched, result, limit = _parse_verdict(record.get("verdict", ""), nonce)
     else:
@@ -570,6 +608,7 @@ def _step_result(step: Step, record: dict, nonce: str) -> StepResult:
         leftover_processes=int(record.get("leftover", 0)),
         result=result,
         limit=limit,
+        cpu_time=cpu_time,
     )
 
 
@@ -804,7 +843,11 @@ class Sandbox:
             raise TypeError(f"`limits` must be a Limits, got {type(limits).__name__}.")
         written = dict(program.files) if isinstance(program, Program) else {}
         written.update(_check_files(files))
-        timeouts = [step.timeout if step.timeout is not None else limits.timeout for step in steps]
+        # a step's own timeout is wall-clock time; the limits' may count CPU time
+        cpu_limits = [limits.timeout if step.timeout is None and limits.clock == "cpu" else None
+                      for step in steps]
+        timeouts = [step.timeout if step.timeout is not None else limits.wall_timeout
+                    for step in steps]
         nonce = secrets.token_hex(32)
         request = {
             "op": "run",
@@ -815,7 +858,7 @@ class Sandbox:
                 "max_processes": limits.max_processes,
                 "max_file_bytes": limits.max_file_mb * 1024 * 1024,
             },
-            "steps": [s.request(t) for s, t in zip(steps, timeouts, strict=True)],
+            "steps": [s.request(t, c) for s, t, c in zip(steps, timeouts, cpu_limits, strict=True)],
         }
         with self._lock:
             if self._process is None:
@@ -844,7 +887,8 @@ class Sandbox:
                 + self._stderr_tail()
             )
         results = tuple(
-            _step_result(step, record, nonce) for step, record in zip(steps, records, strict=False)
+            _step_result(step, record, nonce, cpu)
+            for step, record, cpu in zip(steps, records, cpu_limits, strict=False)
         )
         last = results[-1]
         passed = len(results) == len(steps) and all(r.passed for r in results)
@@ -866,6 +910,7 @@ class Sandbox:
             result=last.result,
             limit=last.limit,
             steps=results,
+            cpu_time=sum(r.cpu_time for r in results),
         )
 
     # -- the canary

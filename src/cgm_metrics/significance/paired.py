@@ -71,10 +71,16 @@ class PairedResult:
     #: the metric's own exact test of the pair, where it has one (McNemar's for pass@1 with
     #: one candidate a task)
     exact_test: dict[str, Any] | None = None
+    #: the test ``p_value``, ``significant`` and ``verdict`` come from when it is not
+    #: ``method``: ``"mcnemar_exact"`` where the metric's exact test applies (it is the test of
+    #: paired pass/fail outcomes); then ``resampled`` has the resampled test's ``{"method",
+    #: "p_value", "significant"}`` (``ci_delta`` stays the resampled interval)
+    test: str | None = None
+    resampled: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         result = dataclasses.asdict(self)
-        for key in ("human", "exact_test"):
+        for key in ("human", "exact_test", "test", "resampled"):
             if result[key] is None:
                 result.pop(key)
         return result

@@ -166,7 +166,19 @@ def _execution_paired(metric: Any, predictions_a: Any, predictions_b: Any, refer
     result = run_paired(metric.score_from_statistics, stats_a, stats_b, metric_signature(metric),
                         method, n_resamples, seed, alpha, confidence, ("a", "b"),
                         higher_is_better(metric))
-    return replace(result, exact_test=metric_exact_test(metric, stats_a, stats_b))
+    found = metric_exact_test(metric, stats_a, stats_b)
+    if found is None:
+        return result
+    # one sample a task: the outcomes are paired pass/fail, and the exact test is the test
+    from .paired import verdict
+
+    significant = bool(found["p_value"] < result.alpha)
+    return replace(result, exact_test=found, test=found["test"], p_value=found["p_value"],
+                   significant=significant,
+                   verdict=verdict(result.delta, significant, "a", "b",
+                                   higher_is_better(metric)),
+                   resampled={"method": result.method, "p_value": result.p_value,
+                              "significant": result.significant})
 
 
 def paired_test_texts(
