@@ -17,12 +17,17 @@ reported on its own line.
 
 **Warm**: in this process, after a first call of each (grammars loaded): CPU time per pair
 of ours (the compiled engine), of the pure-Python reference engine (what a platform without
-a C compiler gets) and of the package, on the same corpus call; the scores are compared
+a C compiler gets) and of the package, on the same corpus call, ``--repeats`` interleaved runs
+(best and median); the scores are compared
 (all five keys; the package runs with PYTHONHASHSEED=0, whose set order our dataflow
 reproduces); where our time goes per stage; and calls of 1 and 10 pairs repeated.
 
     pip install codebleu==0.7.0 --no-deps      # the peer
     PYTHONHASHSEED=0 python benchmarks/codebleu.py [--quick] [--cold-runs 5] [--no-cold]
+
+Every ratio (cold: per corpus and size, CPU of the package's process / ours, best and median
+of the runs; warm: per corpus, and the small calls) is appended to
+``benchmarks/results/codebleu.json``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from cgm_metrics.codebleu import calc_codebleu
@@ -54,6 +60,11 @@ sys.modules.pop("codebleu", None)
 _spec = importlib.util.spec_from_file_location("benchmark_corpus", HERE / "corpus.py")
 _corpus = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_corpus)
+_spec = importlib.util.spec_from_file_location("benchtools", HERE / "benchtools.py")
+_benchtools = importlib.util.module_from_spec(_spec)
+sys.modules["benchtools"] = _benchtools  # its dataclasses look their module up
+_spec.loader.exec_module(_benchtools)
+Record, Timing, interleaved = _benchtools.Record, _benchtools.Timing, _benchtools.interleaved
 
 KEYS = (
     "codebleu",
@@ -127,7 +138,7 @@ def make_environment(folder: Path) -> tuple[Path, Path]:
     return python, Path(purelib)
 
 
-def cold(args: argparse.Namespace, data: list, package_available: bool) -> None:
+def cold(args: argparse.Namespace, data: list, package_available: bool, record) -> None:
     sizes = (1, 10, 100) if args.quick else (1, 10, 100, 1000)
     with tempfile.TemporaryDirectory(prefix="cgm-cold-") as folder:
         python, purelib = make_environment(Path(folder) / "env")
@@ -193,6 +204,11 @@ def cold(args: argparse.Namespace, data: list, package_available: bool) -> None:
                     their_wall = _median([r[1] for r in theirs])
                     difference = max(abs(a - b) for a, b in zip(ours[0][3], theirs[0][3], strict=True))
                     worst = max(worst, difference)
+                    record.ratio(f"cold_{name}_{first}", Timing([r[0] for r in theirs]),
+                                 Timing([r[0] for r in ours]),
+                                 "codebleu 0.7.0 vs ours: CPU of import + first call in a new "
+                                 "process of a new venv (the README quotes the median)", 1,
+                                 f"call of {first} pairs")
                     line += (f"  {1000 * their_cpu:6.0f} / {1000 * their_wall:5.0f} ms  "
                              f"{their_cpu / ours_cpu:5.1f}x (wall {their_wall / ours_wall:.1f}x)")
                 reference_cpu = _median([r[0] for r in reference])
@@ -226,8 +242,13 @@ def _with_engine(name: str, function, *args):
             os.environ[ENGINE] = previous
 
 
-def warm(data: list, package) -> None:
-    print(f"\n== warm: one process, CPU time per pair (engine in use: {engine()}) ==")
+def _engine_result(name: str, function, *args):
+    return _with_engine(name, function, *args)[0]
+
+
+def warm(data: list, package, record, repeats: int) -> None:
+    print(f"\n== warm: one process, CPU time per pair (engine in use: {engine()}; best and "
+          f"median of {repeats} interleaved runs) ==")
     for lang in LANGUAGES:  # grammars loaded outside the timings, for both
         calc_codebleu(["x = 1"], ["x = 1"], lang)
         _with_engine("python", calc_codebleu, ["x = 1"], ["x = 1"], lang)
@@ -236,8 +257,16 @@ def warm(data: list, package) -> None:
     summary = []
     for name, lang, predictions, references in data:
         n = len(predictions)
-        ours, ours_seconds = _timed(calc_codebleu, references, predictions, lang)
-        _, reference_seconds = _with_engine("python", calc_codebleu, references, predictions, lang)
+        sides = {
+            "ours": partial(calc_codebleu, references, predictions, lang),
+            "python": partial(_engine_result, "python", calc_codebleu, references, predictions,
+                              lang),
+        }
+        if package is not None:
+            sides["package"] = partial(package.calc_codebleu, references, predictions, lang=lang)
+        timed = interleaved(sides, repeats, clock=time.process_time)
+        ours, ours_seconds = timed["ours"].result, timed["ours"].best
+        reference_seconds = timed["python"].best
         timings: dict[str, float] = {}
         started = time.process_time()
         statistics_rows(CodeBleuOptions(lang), predictions, references, timings)
@@ -249,19 +278,28 @@ def warm(data: list, package) -> None:
         print("  per pair (us): " + ", ".join(
             f"{key} {1e6 * timings.get(key, 0.0) / n:.0f}" for key in STAGES)
             + f", other {1e6 * other / n:.0f}")
+        record.value(f"warm_stages_{name}", {key: 1e6 * timings.get(key, 0.0) / n
+                                             for key in STAGES}, "CPU us a pair",
+                     "where our time goes, one profiled call")
         if package is None:
             continue
-        theirs, package_seconds = _timed(package.calc_codebleu, references, predictions, lang)
-        ratio = package_seconds / ours_seconds
+        theirs, package_seconds = timed["package"].result, timed["package"].best
+        ratio = record.ratio(f"warm_{name}", timed["package"], timed["ours"],
+                             "codebleu 0.7.0 calc_codebleu vs ours (compiled engine), one corpus "
+                             "call, CPU time", n, "pair")
+        record.ratio(f"warm_{name}_python_engine", timed["package"], timed["python"],
+                     "codebleu 0.7.0 vs our pure-Python engine, one corpus call, CPU time", n,
+                     "pair")
         print(f"codebleu 0.7.0                : {1e6 * package_seconds / n:7.0f} us/pair")
-        print(f"ratio (package / ours): {ratio:.1f}x; Python reference engine: "
-              f"{package_seconds / reference_seconds:.1f}x")
+        median = timed["package"].median / timed["ours"].median
+        print(f"ratio (package / ours): {ratio:.1f}x (median {median:.1f}x); "
+              f"Python reference engine: {package_seconds / reference_seconds:.1f}x")
         print(f"  largest difference over the five keys: "
               f"{max(abs(ours[key] - theirs[key]) for key in KEYS):.1e}")
         summary.append((name, ratio, package_seconds / reference_seconds,
                         1e6 * ours_seconds / n, 1e6 * package_seconds / n))
     if package is not None:
-        small_batches(data, package)
+        small_batches(data, package, record)
     if summary:
         print("\n== summary, warm: package CPU time / ours (one process) ==")
         for name, ratio, reference, ours_us, package_us in summary:
@@ -276,14 +314,20 @@ def _repeated(function, references, predictions, lang, repeats):
         function(references, predictions, lang=lang)
 
 
-def small_batches(data: list, package) -> None:
+def small_batches(data: list, package, record) -> None:
     """Calls of 1 and 10 pairs, repeated: the fixed cost of a call, warm."""
     print("\n== warm, small calls repeated (CPU per call) ==")
     for name, lang, predictions, references in data[:2]:
         for size, repeats in ((1, 200), (10, 40)):
             refs, preds = references[:size], predictions[:size]
-            _, ours = _timed(_repeated, calc_codebleu, refs, preds, lang, repeats)
-            _, theirs = _timed(_repeated, package.calc_codebleu, refs, preds, lang, repeats)
+            timed = interleaved({
+                "ours": partial(_repeated, calc_codebleu, refs, preds, lang, repeats),
+                "package": partial(_repeated, package.calc_codebleu, refs, preds, lang, repeats),
+            }, 3, clock=time.process_time)
+            ours, theirs = timed["ours"].best, timed["package"].best
+            record.ratio(f"warm_{name}_{size}_a_call", timed["package"], timed["ours"],
+                         f"codebleu 0.7.0 vs ours, {repeats} calls of {size} pairs, CPU time",
+                         repeats, "call")
             print(f"  {name:8s} {size:3d} pairs a call: ours {1e3 * ours / repeats:6.2f} ms, "
                   f"package {1e3 * theirs / repeats:6.2f} ms ({theirs / ours:.1f}x)")
 
@@ -306,6 +350,7 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=None,
                         help="processes per cold figure (default 5, 3 with --quick)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold measurements")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved warm runs")
     args = parser.parse_args()
     args.cold_runs = args.cold_runs or (3 if args.quick else 5)
     try:
@@ -314,10 +359,14 @@ def main() -> None:
         package = None
         print("the codebleu package is not installed: pip install codebleu==0.7.0 --no-deps")
     data = corpora(args.quick)
+    record = Record("codebleu", {"quick": args.quick, "cold_runs": 0 if args.no_cold else
+                                 args.cold_runs, "repeats": args.repeats,
+                                 "pythonhashseed": os.environ.get("PYTHONHASHSEED")})
     if not args.no_cold:
-        cold(args, data, package is not None)
-    warm(data, package)
+        cold(args, data, package is not None, record)
+    warm(data, package, record, args.repeats)
     nested_loops(package)
+    record.write()
 
 
 if __name__ == "__main__":

@@ -5,10 +5,13 @@
 Scores ``stdlib_pairs(n)`` (standard-library functions against mutated copies), split on
 whitespace for both sides (``tokenize="none"``), with the k most frequent 1- to 4-grams of the
 references as the trivially shared n-grams and the paper's smoothing (method1, epsilon 1e-4).
-The package computes ``corpus_bleu`` once and ``sentence_bleu`` for every pair; crystal_bleu
-counts once (``statistics``) and derives both from the same rows. Every number must agree bit
-for bit. Each side runs ``--repeats`` times on the same items; the best time counts. The
-time of the code tokenizer (tree-sitter tokens, the default) is printed separately.
+Three figures, each timed on its own: ``corpus`` (the package's ``corpus_bleu`` vs our
+statistics and corpus score), ``sentence`` (its ``sentence_bleu`` of every pair vs our
+statistics and item scores) and ``both`` (the sum of the package's two calls vs our one
+statistics call giving both: the cost of asking for both, not a third speed-up). Every number
+must agree bit for bit. Both sides run ``--repeats`` (>= 3) times, interleaved; best and median
+runs are appended to ``benchmarks/results/crystal_bleu.json``. The time of the code tokenizer
+(tree-sitter tokens, the default) is printed separately.
 """
 
 from __future__ import annotations
@@ -22,40 +25,65 @@ from pathlib import Path
 from crystalbleu import SmoothingFunction, corpus_bleu, sentence_bleu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import Record, interleaved, load, ratio_row  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
 from cgm_metrics.crystal_bleu import CrystalBleuMetric, tokenizer, trivially_shared_ngrams  # noqa: E402, E501
 
 
-def run_package(predictions, references, ignoring):
+def _package_inputs(predictions, references):
+    return [p.split() for p in predictions], [[r.split()] for r in references]
+
+
+def package_corpus(predictions, references, ignoring):
     smoothing = SmoothingFunction(epsilon=1e-4).method1
-    hyps = [p.split() for p in predictions]
-    refs = [[r.split()] for r in references]
-    corpus = corpus_bleu(refs, hyps, smoothing_function=smoothing, ignoring=ignoring)
-    sentences = [sentence_bleu(r, h, smoothing_function=smoothing, ignoring=ignoring)
-                 for h, r in zip(hyps, refs, strict=True)]
-    return corpus, sentences
+    hyps, refs = _package_inputs(predictions, references)
+    return corpus_bleu(refs, hyps, smoothing_function=smoothing, ignoring=ignoring)
 
 
-def run_ours(predictions, references, shared, timings):
-    start = time.perf_counter()
+def package_sentences(predictions, references, ignoring):
+    smoothing = SmoothingFunction(epsilon=1e-4).method1
+    hyps, refs = _package_inputs(predictions, references)
+    return [sentence_bleu(r, h, smoothing_function=smoothing, ignoring=ignoring)
+            for h, r in zip(hyps, refs, strict=True)]
+
+
+def package_both(predictions, references, ignoring):
+    return (package_corpus(predictions, references, ignoring),
+            package_sentences(predictions, references, ignoring))
+
+
+def _ours(predictions, references, shared):
     metric = CrystalBleuMetric(tokenize="none", trivially_shared=shared, smoothing="method1",
                                epsilon=1e-4)
-    stats = metric.statistics(predictions, [[r] for r in references])
-    middle = time.perf_counter()
-    corpus = metric.corpus_score(stats)
-    sentences = metric.item_scores(stats).tolist()
-    timings.append((middle - start, time.perf_counter() - middle))
-    return corpus, sentences
+    return metric, metric.statistics(predictions, [[r] for r in references])
 
 
-def best_of(repeats, function, *args):
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function(*args)
-        best = min(best, time.perf_counter() - start)
-    return best, result
+def ours_corpus(predictions, references, shared):
+    metric, stats = _ours(predictions, references, shared)
+    return metric.corpus_score(stats)
+
+
+def ours_sentences(predictions, references, shared):
+    metric, stats = _ours(predictions, references, shared)
+    return metric.item_scores(stats).tolist()
+
+
+def ours_both(predictions, references, shared):
+    metric, stats = _ours(predictions, references, shared)
+    return metric.corpus_score(stats), metric.item_scores(stats).tolist()
+
+
+FIGURES = {
+    "corpus": (package_corpus, ours_corpus,
+               "crystalbleu corpus_bleu vs crystal_bleu statistics + corpus score"),
+    "sentence": (package_sentences, ours_sentences,
+                 "crystalbleu sentence_bleu of every pair vs crystal_bleu statistics + item "
+                 "scores"),
+    "both": (package_both, ours_both,
+             "the sum of the package's two calls (corpus_bleu, then sentence_bleu of every "
+             "pair) vs crystal_bleu's one statistics call giving both"),
+}
 
 
 def main() -> None:
@@ -69,23 +97,25 @@ def main() -> None:
     tokens = sum(len(p.split()) + len(r.split()) for p, r in zip(predictions, references,
                                                                   strict=True))
     shared = trivially_shared_ngrams(references, k=args.k, tokenize="none")
-    print(f"{n} pairs, {tokens / (2 * n):.0f} whitespace tokens per snippet, k = {len(shared)}")
+    ignoring = dict.fromkeys(shared)
+    print(f"{n} pairs, {tokens / (2 * n):.0f} whitespace tokens per snippet, k = {len(shared)}; "
+          f"{args.repeats} interleaved runs; {load()}")
     warnings.simplefilter("ignore")
-
-    timings: list[tuple[float, float]] = []
-    theirs_time, theirs = best_of(args.repeats, run_package, predictions, references,
-                                  dict.fromkeys(shared))
-    ours_time, ours = best_of(args.repeats, run_ours, predictions, references, shared, timings)
-    same = ours[0] == theirs[0] and ours[1] == theirs[1]
-    print(f"corpus CrystalBLEU: crystal_bleu {ours[0]!r}  package {theirs[0]!r}  "
-          f"(sentence scores {'all equal' if ours[1] == theirs[1] else 'DIFFER'})")
-    print(f"package       corpus + sentence: {theirs_time:7.3f} s "
-          f"({1e3 * theirs_time / n:.3f} ms/pair)")
-    print(f"crystal_bleu  corpus + sentence: {ours_time:7.3f} s ({1e3 * ours_time / n:.3f} ms/pair)")
-    stats_time, score_time = min(timings)
-    print(f"  statistics {1e3 * stats_time / n:.3f} ms/pair; both scores from them "
-          f"{1e3 * score_time:.1f} ms in total")
-    print(f"throughput ratio (crystal_bleu / package): {theirs_time / ours_time:.1f}x")
+    record = Record("crystal_bleu", {"pairs": n, "k": len(shared), "repeats": args.repeats})
+    print("| figure | package | crystal_bleu | ratio (best) | ratio (median) |\n"
+          "|---|---:|---:|---:|---:|")
+    same = True
+    for figure, (theirs, ours, compares) in FIGURES.items():
+        timed = interleaved({
+            "package": lambda f=theirs: f(predictions, references, ignoring),
+            "crystal_bleu": lambda f=ours: f(predictions, references, shared),
+        }, args.repeats)
+        peer, mine = timed["package"], timed["crystal_bleu"]
+        same = same and peer.result == mine.result  # every number to the last bit
+        record.ratio(figure, peer, mine, compares, n, "pair")
+        print(ratio_row(figure, peer.best, mine.best, n) + f" {peer.median / mine.median:.1f}x |",
+              flush=True)
+    print(f"every score equal to the package's to the last bit: {same}; {load()}")
     split = tokenizer("code", "python")
     start = time.perf_counter()
     for text in predictions + references:
@@ -95,6 +125,7 @@ def main() -> None:
           f"{1e3 * spent / (2 * n):.3f} ms/snippet)")
     if not same:
         raise SystemExit("crystal_bleu and the crystalbleu package disagree")
+    record.write()
 
 
 if __name__ == "__main__":

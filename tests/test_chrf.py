@@ -367,3 +367,23 @@ def test_resampled_count_rows_score_like_sacrebleu_on_resampled_corpora():
             [predictions[i] for i in row], [[references[i] for i in row]]
         ).score
         assert value == pytest.approx(expected, abs=1e-9)
+
+
+def test_compiled_matcher_counts_what_the_numpy_and_counter_ones_count(monkeypatch):
+    """csrc/chrf.c against both Python matchers: NUL and astral characters, empty texts,
+    several references per hypothesis, orders 1 to 9."""
+    from cgm_metrics import chrf
+
+    kernel = chrf._compiled_matches()
+    assert kernel is not None, "the C library is required (pip install -e .)"
+    rng = random.Random(0)
+    alphabet = ["a", "b", "\0", "\U0001F600", "é", " ", "ab", "\0\0", "def f(x):"]
+    hyps = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(200)]
+    refs = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(350)]
+    owners = np.sort(np.array([rng.randrange(200) for _ in range(350)], dtype=np.int64))
+    for order in (1, 3, 6, 9):
+        compiled = chrf._char_matches(hyps, refs, owners, order)
+        assert np.array_equal(compiled, chrf._char_matches_counter(hyps, refs, owners, order))
+        monkeypatch.setattr(chrf, "_compiled_matches", lambda: None)
+        assert np.array_equal(compiled, chrf._char_matches(hyps, refs, owners, order))
+        monkeypatch.undo()

@@ -486,3 +486,35 @@ def test_humaneval_from_a_umask_077_venv(tmp_path):
                 problems,
             ))
             assert out[name]["passed"] == peer, name
+
+
+@needs_sandbox
+def test_repeated_calls_reuse_warm_workers(opted_in, monkeypatch):
+    """A training loop's compute() calls: the second call sets no worker up (the first call's
+    workers waited, idle and warm), gives the same verdicts, and a program still cannot see
+    what an earlier one wrote in the same worker."""
+    from cgm_metrics.execution import sandbox
+
+    sandbox.close_idle_workers()
+    built: list[object] = []
+    real_init = sandbox.Sandbox.__init__
+
+    def counting_init(self, *args, **kwargs):
+        built.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox.Sandbox, "__init__", counting_init)
+    tests = ["assert add(2, 3) == 5", "import os\nassert not os.path.exists('/tmp/left')"]
+    candidates = [["def add(a, b): return a + b", "def add(a, b): return a * b"],
+                  ["open('/tmp/left', 'w').write('x')", "x = 1"]]
+    first = compute_code_eval(predictions=candidates, references=tests, k=[1], num_workers=2)
+    assert first[0] == {"pass@1": 0.5}  # the file a program left is not seen by the next
+    assert 1 <= len(built) <= 2
+    for _ in range(3):
+        again = compute_code_eval(predictions=candidates, references=tests, k=[1], num_workers=2)
+        assert again[0] == first[0]
+    assert len(built) <= 2  # no worker set up again
+    assert sandbox.close_idle_workers() == len(built)
+    after = compute_code_eval(predictions=candidates, references=tests, k=[1], num_workers=1)
+    assert after[0] == first[0] and len(built) > 2  # closed: set up again
+    sandbox.close_idle_workers()

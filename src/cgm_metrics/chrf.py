@@ -29,6 +29,7 @@ Why it is faster than sacrebleu while counting the same n-grams:
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -106,6 +107,23 @@ def _windows(texts: list[str], lookup: np.ndarray, order: int, bits: int) -> np.
     return windows[dest]
 
 
+@cache
+def _compiled_matches() -> Any:
+    """The compiled matcher (csrc/chrf.c), or None (then the numpy one below runs)."""
+    import ctypes
+
+    from .native import library
+
+    lib = library()
+    function = getattr(lib, "cgm_chrf_char_matches", None) if lib is not None else None
+    if function is None:
+        return None
+    pointer, count = ctypes.c_void_p, ctypes.c_int64
+    function.argtypes = [pointer] * 7 + [count, ctypes.c_int32, pointer]
+    function.restype = ctypes.c_int
+    return function
+
+
 def _char_matches(hyps: list[str], refs: list[str], owners: np.ndarray, order: int) -> np.ndarray:
     """Matched character n-grams ``[n_pairs, order]`` of every (hypothesis, reference) pair.
 
@@ -121,6 +139,16 @@ def _char_matches(hyps: list[str], refs: list[str], owners: np.ndarray, order: i
     hyp_all = np.frombuffer("".join(hyps).encode("utf-32-le", "surrogatepass"), np.uint32)
     ref_all = np.frombuffer("".join(refs).encode("utf-32-le", "surrogatepass"), np.uint32)
     if hyp_all.size == 0 or ref_all.size == 0:
+        return matches
+    kernel = _compiled_matches()
+    if kernel is not None:
+        hyp_lengths = np.fromiter(map(len, hyps), np.int64, len(hyps))
+        ref_lengths = np.fromiter(map(len, refs), np.int64, len(refs))
+        owners = np.ascontiguousarray(owners, dtype=np.int64)
+        arrays = (hyp_all, np.cumsum(hyp_lengths) - hyp_lengths, hyp_lengths, ref_all,
+                  np.cumsum(ref_lengths) - ref_lengths, ref_lengths, owners)
+        if kernel(*(a.ctypes.data for a in arrays), n_pairs, order, matches.ctypes.data) != 0:
+            raise MemoryError("chrF's compiled n-gram matcher ran out of memory")
         return matches
     top = int(max(hyp_all.max(), ref_all.max()))
     present = np.zeros(top + 1, dtype=bool)

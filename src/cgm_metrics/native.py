@@ -1,4 +1,5 @@
-"""The project's compiled library: CodeBLEU's engine and RUBY's tree edit distance, in C.
+"""The project's compiled library: CodeBLEU's engine, RUBY's tree edit distance and chrF's
+character n-gram matches, in C.
 
 ``pip install`` compiles it ahead of time with the system's C compiler (``setup.py``); it
 needs no Python headers and is loaded with ctypes, so nothing is compiled or cached at run
@@ -20,7 +21,7 @@ import sys
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 LIBRARY_NAME = "_native.dll" if sys.platform == "win32" else "_native.so"
 # the C sources of the library, relative to the package (in the sdist, not in wheels)
-SOURCE_FOLDERS = ("codebleu/csrc", "ruby/csrc")
+SOURCE_FOLDERS = ("codebleu/csrc", "ruby/csrc", "csrc")
 
 _state: dict[str, object] = {}
 

@@ -28,6 +28,9 @@ from .core.inputs import check_inputs
 from .metric import Metric
 
 CHUNK_SIZE = 32  # items per unit of work: the progress step and the task size of jobs > 1
+#: items whose texts are parsed once for every task (metric, system) on the same references
+#: (:func:`cgm_metrics.core.parsing.shared_work`); bounds what is kept at once
+SHARED_ITEMS = 1024
 
 #: ``progress(n)`` is called with the number of items finished since the last call.
 Progress = Callable[[int], None]
@@ -71,8 +74,46 @@ def _chunk_statistics(
     return np.asarray(metric.statistics(predictions, references), dtype=np.float64)
 
 
+def _chunk_table(
+    recipes: list[tuple[str, dict[str, Any]] | Metric],
+    predictions: list[list[str]],
+    references: list[list[str]],
+) -> list[np.ndarray]:
+    """The statistics of several tasks on the same references, their texts parsed once."""
+    from .core.parsing import shared_work
+
+    with shared_work():
+        return [_chunk_statistics(recipe, preds, references)
+                for recipe, preds in zip(recipes, predictions, strict=True)]
+
+
 def _chunks(n_items: int, size: int = CHUNK_SIZE) -> list[tuple[int, int]]:
     return [(start, min(start + size, n_items)) for start in range(0, n_items, size)]
+
+
+def _same_references(tasks: Sequence[Task]) -> bool:
+    return len(tasks) > 1 and all(task.references is tasks[0].references for task in tasks)
+
+
+def _shared_many(tasks: Sequence[Task], progress: Progress | None) -> list[np.ndarray]:
+    """Every task on the same references in one process, block of items by block: each
+    block's texts parsed once for all of them, per-reference work done once for every system."""
+    from .core.parsing import shared_work
+
+    n_items = len(tasks[0].references)
+    size = SHARED_ITEMS if progress is None else max(CHUNK_SIZE, -(-n_items // 50))
+    pieces: list[list[np.ndarray]] = [[] for _ in tasks]
+    for start, stop in _chunks(n_items, min(size, SHARED_ITEMS)):
+        references = tasks[0].references[start:stop]
+        with shared_work():
+            for index, task in enumerate(tasks):
+                piece = task.metric.statistics(task.predictions[start:stop], references)
+                pieces[index].append(np.asarray(piece, dtype=np.float64))
+                if progress is not None:
+                    progress(stop - start)
+    return [np.concatenate(parts, axis=0) if parts else
+            np.asarray(task.metric.statistics([], []), dtype=np.float64)
+            for parts, task in zip(pieces, tasks, strict=True)]
 
 
 def compute_many(
@@ -92,6 +133,8 @@ def compute_many(
                 f"metric must be a cgm_metrics Metric (cgm_metrics.get_metric(name)), got "
                 f"{type(task.metric).__name__}."
             )
+    if jobs == 1 and _same_references(tasks):
+        return _shared_many(tasks, progress)
     if jobs == 1:
         out = []
         for task in tasks:
@@ -109,6 +152,8 @@ def compute_many(
             out.append(np.concatenate(pieces, axis=0) if pieces else
                        np.asarray(task.metric.statistics([], []), dtype=np.float64))
         return out
+    if _same_references(tasks):
+        return _shared_pool(tasks, jobs, progress)
     parts: list[list[np.ndarray | None]] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = []
@@ -129,6 +174,28 @@ def compute_many(
         if chunks else np.asarray(task.metric.statistics([], []), dtype=np.float64)
         for chunks, task in zip(parts, tasks, strict=True)
     ]
+
+
+def _shared_pool(tasks: Sequence[Task], jobs: int, progress: Progress | None) -> list[np.ndarray]:
+    """:func:`_shared_many` in ``jobs`` processes: a unit of work is one chunk of items for
+    every task, so a worker parses the chunk's texts once for all of them."""
+    recipes = [_rebuild(task.metric) for task in tasks]
+    references = tasks[0].references
+    chunks = _chunks(len(references))
+    parts: list[list[np.ndarray]] = [[] for _ in tasks]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_chunk_table, recipes,
+                               [task.predictions[start:stop] for task in tasks],
+                               references[start:stop])
+                   for start, stop in chunks]
+        for future in futures:
+            for index, result in enumerate(future.result()):
+                parts[index].append(result)
+                if progress is not None:
+                    progress(len(result))
+    return [np.concatenate(pieces, axis=0) if pieces else
+            np.asarray(task.metric.statistics([], []), dtype=np.float64)
+            for pieces, task in zip(parts, tasks, strict=True)]
 
 
 ENGINES = ("local", "ray")

@@ -301,12 +301,19 @@ class TsedMetric(MeanOfItems):
         return [self._read(code, self.lang) for code in codes]
 
     def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
+        from .core.parsing import shared, sharing
+
         parsed: dict[str, tuple[Tree, int]] = {}  # a text repeated in the call is parsed once
+        read = self._read
+        # in an evaluation, a text's tree serves every system (the grammar pack's parse is
+        # TSED's own: the other metrics read the library's grammars)
+        kind = ("tsed-tree", self.tree, self.lang)
 
         def tree(code: str) -> tuple[Tree, int]:
             found = parsed.get(code)
             if found is None:
-                found = parsed[code] = self._read(code, self.lang)
+                found = parsed[code] = (shared((*kind, code), lambda: read(code, self.lang))
+                                        if sharing() else read(code, self.lang))
             return found
 
         values = np.empty(len(predictions), dtype=np.float64)

@@ -13,6 +13,7 @@ Imports no numpy: rows are ``array('d')`` buffers.
 from __future__ import annotations
 
 import ctypes
+import sys
 import time
 from array import array
 from functools import cache
@@ -551,7 +552,13 @@ def _score_batch(options: CodeBleuOptions, batch: Batch, predictions: list[str],
     spent["comments"] += comments_done - ngrams_done
     # each distinct snippet parsed once and walked into the batch
     batch.clear()
-    parse = batch.tables.parse
+    parse: Any = batch.tables.parse
+    # inside an evaluation's block the other tree metrics read the same trees (no block can be
+    # open unless core.parsing was imported: a plain call does not import it)
+    parsing = sys.modules.get("cgm_metrics.core.parsing")
+    if parsing is not None and parsing.sharing():
+        spec = batch.tables.spec
+        parse = lambda source: parsing.parse_tree(source, spec)  # noqa: E731
     add = batch.add_tree
     parse_seconds = 0.0
     for text, slot in needed:

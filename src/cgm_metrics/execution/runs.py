@@ -10,6 +10,14 @@ actor owns one. The engine changes where programs run, never their verdicts.
 A harness failure (a sandbox that cannot be set up, a failed canary, a program that cannot be
 started, a worker that dies) raises :class:`~cgm_metrics.execution.sandbox.SandboxError`: it
 stops the run and is never counted as a failed program.
+
+Local workers are kept warm between runs: a worker that finished a run cleanly waits, idle, for
+the next run of this process with the same limits and settings (a training loop calling
+``compute()`` every step sets its workers up once, not every step). A worker is used by one run
+at a time, and each program still runs in a fresh process with its own private directory; a
+worker that died while idle is replaced. :func:`~cgm_metrics.execution.sandbox.close_idle_workers`
+ends the idle ones (they end with the process otherwise); code_eval's path
+(:func:`~cgm_metrics.execution.sandbox.run_programs`) shares them.
 """
 
 from __future__ import annotations
@@ -20,7 +28,14 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .languages import LanguageProgram, outcome_of, run_checked
-from .sandbox import ExecutionResult, Limits, Sandbox, SandboxError
+from .sandbox import (
+    ExecutionResult,
+    Limits,
+    Sandbox,
+    SandboxError,
+    acquire_worker,
+    release_worker,
+)
 
 K = TypeVar("K")
 
@@ -187,24 +202,29 @@ def _local(items, limits, workers, require_isolation, progress, limits_for=None)
     state = _Ordered(items, AHEAD_PER_WORKER * workers)
 
     def work() -> None:
+        worker: tuple[Sandbox, set[str]] | None = None  # set: toolchain canaries passed
         try:
             first = state.take()
             if first is None:
                 return
-            with Sandbox(limits, require_isolation=require_isolation,
-                         allow_code_execution=True) as sandbox:
-                item: tuple[int, Any, Any] | None = first
-                checked: set[str] = set()  # languages whose toolchain canary passed here
-                while item is not None:
-                    index, key, program = item
-                    own = _own_limits(key, limits, limits_for)
-                    result = run_checked(sandbox, program, own, checked)
-                    state.put(index, key, verdict_of(result, program, own))
-                    if progress is not None:
-                        progress(1)
-                    item = state.take()
+            worker = acquire_worker(limits, require_isolation)
+            sandbox, checked = worker
+            item: tuple[int, Any, Any] | None = first
+            while item is not None:
+                index, key, program = item
+                own = _own_limits(key, limits, limits_for)
+                result = run_checked(sandbox, program, own, checked)
+                state.put(index, key, verdict_of(result, program, own))
+                if progress is not None:
+                    progress(1)
+                item = state.take()
+            release_worker(worker)  # a clean run: warm for the next one
+            worker = None
         except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
             state.fail(error)
+        finally:
+            if worker is not None:  # a harness failure or an interruption: never reused
+                worker[0].close()
 
     threads = [threading.Thread(target=work, daemon=True, name=f"sandbox-{n}")
                for n in range(workers)]

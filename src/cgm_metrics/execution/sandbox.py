@@ -46,6 +46,7 @@ are written into that directory first.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import math
@@ -984,6 +985,60 @@ class Sandbox:
 # --- many programs --------------------------------------------------------------------------------
 
 
+# Warm workers between runs: a worker that finished a run cleanly waits here, idle, for the
+# next run of this process set up alike (a training loop's compute() calls set up once).
+_idle: dict[tuple[Any, ...], list[tuple[Sandbox, set[str]]]] = {}
+_idle_lock = threading.Lock()
+
+
+def _worker_key(limits: Limits, require_isolation: bool, paths: tuple[str, ...]) -> tuple:
+    # what a worker is set up with: limits, isolation, extra paths, the interpreter, its path
+    # and the PATH the worker is given
+    return (limits, require_isolation, paths, sys.executable,
+            tuple(p for p in sys.path if isinstance(p, str)), os.environ.get("PATH"))
+
+
+def acquire_worker(limits: Limits, require_isolation: bool,
+                   paths: Iterable[str] = ()) -> tuple[Sandbox, set[str]]:
+    """An idle warm worker set up alike (one that died while idle is replaced), or a new one;
+    with the set of languages whose toolchain canary passed in it. Give it back with
+    :func:`release_worker` after a clean run, or close it."""
+    extra = tuple(check_paths(paths))
+    key = _worker_key(limits, require_isolation, extra)
+    while True:
+        with _idle_lock:
+            waiting = _idle.get(key)
+            found = waiting.pop() if waiting else None
+        if found is None:
+            break
+        if found[0]._process is not None and found[0]._process.poll() is None:
+            return found
+        found[0].close()
+    sandbox = Sandbox(limits, require_isolation=require_isolation, allow_code_execution=True,
+                      paths=extra)
+    sandbox._pool_key = key  # type: ignore[attr-defined]
+    return sandbox, set()
+
+
+def release_worker(worker: tuple[Sandbox, set[str]]) -> None:
+    """Keep a worker that finished a run cleanly for the next run."""
+    with _idle_lock:
+        _idle.setdefault(worker[0]._pool_key, []).append(worker)  # type: ignore[attr-defined]
+
+
+def close_idle_workers() -> int:
+    """End every idle warm worker of this process; how many were ended."""
+    with _idle_lock:
+        workers = [worker for waiting in _idle.values() for worker in waiting]
+        _idle.clear()
+    for sandbox, _ in workers:
+        sandbox.close()
+    return len(workers)
+
+
+atexit.register(close_idle_workers)
+
+
 def run_programs(
     programs: Iterable[Any],
     *,
@@ -1020,21 +1075,28 @@ def run_programs(
     stop = threading.Event()
 
     def work() -> None:
+        worker: tuple[Sandbox, set[str]] | None = None
         try:
-            with Sandbox(limits, require_isolation=require_isolation,
-                         allow_code_execution=True, paths=extra) as sandbox:
-                if prepare is not None and not stop.is_set():
-                    prepare(sandbox)
-                while not stop.is_set():
-                    index = next(counter)
-                    if index >= len(items):
-                        return
-                    results[index] = sandbox.run(items[index])
-                    if progress is not None:
-                        progress(1)
+            worker = acquire_worker(limits, require_isolation, extra)  # warm if one waits
+            sandbox = worker[0]
+            if prepare is not None and not stop.is_set():
+                prepare(sandbox)
+            while not stop.is_set():
+                index = next(counter)
+                if index >= len(items):
+                    break
+                results[index] = sandbox.run(items[index])
+                if progress is not None:
+                    progress(1)
+            if not stop.is_set():
+                release_worker(worker)  # a clean run: warm for the next one
+                worker = None
         except BaseException as error:  # noqa: BLE001 - re-raised in the caller
             errors.append(error)
             stop.set()
+        finally:
+            if worker is not None:  # a harness failure or a stopped run: never reused
+                worker[0].close()
 
     threads = [threading.Thread(target=work, daemon=True) for _ in range(min(workers, len(items)))]
     for thread in threads:

@@ -27,7 +27,6 @@ from collections import Counter
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
-from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 
 from .pdg import ProgramGraph
@@ -35,35 +34,62 @@ from .pdg import ProgramGraph
 _FORBIDDEN = 1e9  # finite: scipy rejects a matrix whose only assignments are infinite
 
 
-def _local_structure(graph: ProgramGraph, codes: dict) -> tuple[sparse.csr_matrix, np.ndarray]:
+def _incidence(graph: ProgramGraph) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
     """Per node, its incident edges as (direction, edge label, label of the other end), one
     column per count level (a node with two equal edges has a column for the 1st and one for
-    the 2nd), so the inner product of two rows is the size of their multiset intersection.
-    Also the degrees (edges counted at both ends, a self-loop once). ``codes`` numbers the
-    columns and is shared by the two graphs compared."""
-    seen: dict[tuple[int, tuple[str, str, str]], int] = {}
+    the 2nd), so that the number of columns two nodes share is the size of their multiset
+    intersection: ``(column of each key, node of each entry, column of each entry, degree)``
+    (degrees count edges at both ends, a self-loop once). Built once per graph (a reference
+    serves every system), kept on the graph."""
+    cached = graph.__dict__.get("_incidence")
+    if cached is not None:
+        return cached
+    labels = graph.labels
+    ends = Counter([end for source, target, label in graph.edges for end in (
+        ((source, "self", label, ""),) if source == target else
+        ((source, "out", label, labels[target]), (target, "in", label, labels[source])))])
+    columns: dict[tuple[tuple[str, str, str], int], int] = {}
     rows: list[int] = []
     cols: list[int] = []
-    labels = graph.labels
-    degree = np.zeros(len(labels), dtype=np.float64)
-    for source, target, label in graph.edges:
-        if source == target:
-            ends = [(source, ("self", label, ""))]
-        else:
-            ends = [
-                (source, ("out", label, labels[target])),
-                (target, ("in", label, labels[source])),
-            ]
-        for node, key in ends:
-            level = seen.get((node, key), 0)
-            seen[(node, key)] = level + 1
+    for (node, direction, label, other), count in ends.items():
+        key = (direction, label, other)
+        for level in range(count):  # the 1st, 2nd, ... copy of the same incident edge
             rows.append(node)
-            cols.append(codes.setdefault((key, level), len(codes)))
-            degree[node] += 1
-    matrix = sparse.csr_matrix(
-        (np.ones(len(rows)), (rows, cols)), shape=(len(labels), max(len(codes), 1))
-    )
-    return matrix, degree
+            cols.append(columns.setdefault((key, level), len(columns)))
+    degree = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(labels)).astype(
+        np.float64)
+    built = (columns, np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64), degree)
+    graph.__dict__["_incidence"] = built  # a frozen dataclass: its fields stay untouched
+    return built
+
+
+def _shared_edges(graph1: ProgramGraph, graph2: ProgramGraph) -> np.ndarray:
+    """``[n1, n2]``: for each pair of nodes, the size of the intersection of their incident
+    edge multisets (the number of columns of :func:`_incidence` they share)."""
+    columns1, rows1, cols1, _ = _incidence(graph1)
+    columns2, rows2, cols2, _ = _incidence(graph2)
+    n, m = len(graph1.labels), len(graph2.labels)
+    if not len(rows1) or not len(rows2):
+        return np.zeros((n, m), dtype=np.float64)
+    # graph2's columns in graph1's numbering (-1: a column graph1 does not have)
+    to1 = np.fromiter((columns1.get(key, -1) for key in columns2), dtype=np.int64,
+                      count=len(columns2))
+    mapped = to1[cols2]
+    keep = mapped >= 0
+    nodes2, shared = rows2[keep], mapped[keep]
+    order = np.argsort(shared, kind="stable")
+    nodes2 = nodes2[order]
+    per_column = np.bincount(shared, minlength=len(columns1))
+    first = np.cumsum(per_column) - per_column  # where each column's graph2 nodes start
+    # every (graph1 entry, graph2 entry) pair of one column: the join of the two lists
+    count = per_column[cols1]
+    total = int(count.sum())
+    if total == 0:
+        return np.zeros((n, m), dtype=np.float64)
+    ends = np.cumsum(count)
+    position = np.arange(total, dtype=np.int64) + np.repeat(first[cols1] - (ends - count), count)
+    pairs = np.repeat(rows1, count) * m + nodes2[position]
+    return np.bincount(pairs, minlength=n * m).reshape(n, m).astype(np.float64)
 
 
 RELABEL = 2.0  # relabelling cost of nodes and edges in program graphs (exact labels)
@@ -132,17 +158,13 @@ def node_assignment(graph1: ProgramGraph, graph2: ProgramGraph) -> np.ndarray:
     substitution over a deletion plus an insertion (a pair that saves nothing is left
     unmatched), which needs a quarter of the memory.
     """
-    n, m = len(graph1.labels), len(graph2.labels)
+    n = len(graph1.labels)
     exact = graph1.exact_labels and graph2.exact_labels
     relabel = _relabel(graph1, graph2)
     substitution = relabel * relabel_costs(graph1.labels, graph2.labels, exact)
-    codes: dict = {}
-    local1, degree1 = _local_structure(graph1, codes)
-    local2, degree2 = _local_structure(graph2, codes)
-    width = max(len(codes), 1)
-    local1.resize((n, width))
-    local2.resize((m, width))
-    common = (local1 @ local2.T).toarray()
+    degree1 = _incidence(graph1)[3]
+    degree2 = _incidence(graph2)[3]
+    common = _shared_edges(graph1, graph2)
     # edit of the two incident edge multisets (relabelling an edge costs ``relabel``), halved
     only1 = degree1[:, None] - common
     only2 = degree2[None, :] - common

@@ -131,10 +131,13 @@ def _find_statements(parsed: ParsedCode, spec: PdgSpec) -> list[_Statement] | No
     return statements
 
 
-def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str) -> str:
-    key = (parent.type, field if field is not None else "None")
+def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str,
+                parent_type: str | None = None) -> str:
+    if parent_type is None:
+        parent_type = parent.type
+    key = (parent_type, field if field is not None else "None")
     if key in spec.defines:
-        if parent.type in spec.assignments_with_operator and field == "left":
+        if parent_type in spec.assignments_with_operator and field == "left":
             operator = parent.child_by_field_name("operator")
             if operator is not None and operator.type != "=":
                 return "defuse"
@@ -145,7 +148,7 @@ def _child_role(spec: PdgSpec, parent: Node, field: str | None, role: str) -> st
         return "skip"
     if key in spec.uses:
         return "use"
-    if role in ("def", "defuse", "skip") and parent.type in spec.patterns:
+    if role in ("def", "defuse", "skip") and parent_type in spec.patterns:
         return role
     return "use"
 
@@ -183,10 +186,11 @@ def _own_parts(
         cursor = node.walk()
         entries = []
         if cursor.goto_first_child():
+            kind = node.type
             while True:
                 child = cursor.node
                 if child.id not in nested:
-                    role_below = _child_role(spec, node, cursor.field_name, role)
+                    role_below = _child_role(spec, node, cursor.field_name, role, kind)
                     entries.append((child, role_below, emit))
                 if not cursor.goto_next_sibling():
                     break
@@ -356,12 +360,16 @@ def program_graph(
     edges: list[tuple[int, int, str]] = []
     index_of: dict[int, int] = {}
     # (node, graph node it hangs from or -1, its role below that node or None for control)
-    stack: list[tuple[Node, int, str | None]] = [(parsed.root, -1, None)]
+    root = parsed.root
+    root_id = root.id
+    containers, transparent = spec.containers, spec.transparent
+    stack: list[tuple[Node, int, str | None]] = [(root, -1, None)]
     while stack:
         node, parent, role = stack.pop()
         label, named = node_parts(parsed, node)
-        governs = node.id in statement_ids or node.type in spec.containers or role is None
-        if node.type in spec.transparent or node.id == parsed.root.id:
+        node_id, kind = node.id, node.type
+        governs = node_id in statement_ids or kind in containers or role is None
+        if kind in transparent or node_id == root_id:
             # a wrapper: its children hang from its parent (a block's statements are governed
             # by the block's owner; a parenthesised operand keeps its role)
             passed = None if governs else role
@@ -371,11 +379,11 @@ def program_graph(
             if max_nodes is not None and here >= max_nodes:
                 return None
             labels.append(label)
-            index_of[node.id] = here
+            index_of[node_id] = here
             if parent >= 0:
                 if governs:
                     edges.append((parent, here, "control"))
-                elif node.id in defined:
+                elif node_id in defined:
                     edges.append((parent, here, role))
                 else:
                     edges.append((here, parent, role))

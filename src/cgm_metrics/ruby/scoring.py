@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from rapidfuzz.distance import Levenshtein
 
 from ..core.languages import LanguageSpec, resolve_language
-from ..core.parsing import ParsedCode, parse
+from ..core.parsing import ParsedCode, parse, shared, shared_work, sharing
 from ..core.tokenizers import code_tokens
 from ..languages import DEFAULT_LANGUAGE
 from .ged import graph_similarity
@@ -37,6 +37,7 @@ MAX_GRAPH_NODES = 1500  # program-graph nodes per snippet for the graph level
 MAX_GRAPH_EDGES = 4 * MAX_GRAPH_NODES  # and edges (typical code has 1-2 per node)
 MAX_TREE_NODES = 3000  # AST nodes per snippet for the tree level
 MAX_TREE_CELLS = 40_000_000  # work of one tree edit distance (product of decomposition cells)
+SHARED_BLOCK = 1024  # items whose snippets are kept together when no evaluation shares them
 
 
 def check_level(level: object) -> str | None:
@@ -143,11 +144,24 @@ def ruby_items(
     start = check_level(level) or "graph"
     scores: list[float] = []
     levels: list[str] = []
+    if not sharing():  # a call of its own: share within blocks of items (bounded memory)
+        for first in range(0, len(predictions), SHARED_BLOCK):
+            with shared_work():
+                part = ruby_items(predictions[first:first + SHARED_BLOCK],
+                                  references[first:first + SHARED_BLOCK], spec, start)
+            scores += part[0]
+            levels += part[1]
+        return scores, levels
+
+    def snippet(code: str) -> _Snippet:
+        # every text's parse, tree and graph once per block: a reference serves every system
+        return shared(("ruby-snippet", spec.name, start, code), lambda: _Snippet(code, spec, start))
+
     for prediction, refs in zip(predictions, references, strict=True):
-        candidate = _Snippet(prediction, spec, start)
+        candidate = snippet(prediction)
         best: tuple[float, str] | None = None
         for reference in refs:
-            result = _pair(candidate, _Snippet(reference, spec, start))
+            result = _pair(candidate, snippet(reference))
             if best is None or result[0] > best[0]:
                 best = result
         assert best is not None  # check_inputs guarantees at least one reference

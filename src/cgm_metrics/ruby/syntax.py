@@ -24,9 +24,12 @@ _QUOTES = str.maketrans({"'": "`", '"': "`"})
 
 
 @lru_cache(maxsize=4096)
-def _kept(token: str) -> bool:
-    """An anonymous token (its node type is its text) that is not pure punctuation."""
-    return bool(token.strip()) and not all(ch in _PUNCTUATION for ch in token)
+def _kept(token: str) -> str:
+    """An anonymous token (its node type is its text) stripped, or "" when it is blank or pure
+    punctuation."""
+    if token.strip() and not all(ch in _PUNCTUATION for ch in token):
+        return token.strip()
+    return ""
 
 
 def node_parts(parsed: ParsedCode, node: Node) -> tuple[str, list[tuple[Node, str | None]]]:
@@ -37,15 +40,19 @@ def node_parts(parsed: ParsedCode, node: Node) -> tuple[str, list[tuple[Node, st
     kind = node.type
     named: list[tuple[Node, str | None]] = []
     anonymous: list[str] = []
-    literals = parsed.language.string_types
-    if kind not in literals:
-        comments = parsed.language.comment_types
+    language = parsed.language
+    literals = language.string_types
+    if kind not in literals and node.child_count:
+        comments = language.comment_types
+        field_name = node.field_name_for_child
         for k, child in enumerate(node.children):
             if child.is_named:
                 if child.type not in comments:
-                    named.append((child, node.field_name_for_child(k)))
-            elif _kept(child.type):
-                anonymous.append(child.type.strip())
+                    named.append((child, field_name(k)))
+            else:
+                token = _kept(child.type)
+                if token:
+                    anonymous.append(token)
     if named:
         return " ".join([kind, *anonymous]), named
     text = parsed.node_text(node)
