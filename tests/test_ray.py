@@ -186,7 +186,8 @@ def cli_files(corpus, tmp_path_factory):
 
 def test_cgm_score_on_a_local_ray_equals_one_process(cluster, cli_files):
     common = ["score", "--references", cli_files / "refs.jsonl", "--predictions",
-              cli_files / "a.jsonl", cli_files / "b.jsonl", "--metrics", "chrf_code", "codebleu"]
+              cli_files / "a.jsonl", cli_files / "b.jsonl", "--metrics", "chrf_code", "codebleu",
+              "--lang", "python"]
     one = cgm(*common, "--json", cli_files / "one.json", "--per-item", cli_files / "one.csv")
     assert one.returncode == 0, one.stderr
     on_ray = cgm(*common, "--json", cli_files / "ray.json", "--per-item", cli_files / "ray.csv",

@@ -58,6 +58,12 @@ Args:
         `candidate + "\n" + test` as for Python (MultiPL-E's layout), compiled where needed
         and run in the sandbox. A language whose toolchain is missing raises an error naming
         the package to install (`cgm modules --languages` lists what runs here).
+    extract (bool): every candidate is a chat model's answer (prose, fenced blocks, a
+        `<think>` section, usage examples...): the code of its solution is extracted (the
+        block that defines a function the test calls, in `lang`; the model's own main, tests
+        and usage lines dropped) and run before the test (default False). Each result then
+        has "extraction": the code found, how it was found and why other blocks were left;
+        an answer without code fails, with a warning counting them.
 Returns:
     pass_at_k (dict): "pass@k" -> mean estimate over tasks (0..1) for each k kept.
     results (dict): task index -> list of (completion_id, result) with result a dict of
@@ -138,6 +144,7 @@ class CodeEval(CheckedModule, evaluate.Metric):
         max_processes=None,
         max_file_mb=None,
         lang="python",
+        extract=False,
     ):
         return compute_code_eval(
             predictions,
@@ -152,4 +159,5 @@ class CodeEval(CheckedModule, evaluate.Metric):
             max_processes=max_processes,
             max_file_mb=max_file_mb,
             lang=lang,
+            extract=extract,
         )

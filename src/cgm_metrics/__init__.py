@@ -14,7 +14,33 @@ not load numpy, and plugins (entry points ``cgm_metrics.metrics`` and
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+import sys
+
+
+def _interrupt_quietly_while_cgm_starts() -> None:
+    """Ctrl-C while the ``cgm`` command (or ``python -m cgm_metrics``) is still importing,
+    before ``cli.main`` handles it: exit 130 with one line, as at any later moment, never a
+    traceback. ``cli.main`` puts Python's own handler back first thing. A plain ``import
+    cgm_metrics`` changes no signal handler."""
+    starting = sys.argv[:1] == ["-m"] or os.path.basename(sys.argv[0] if sys.argv else "") == "cgm"
+    if not starting:
+        return
+    import signal
+
+    def interrupted(signum: int, frame: object) -> None:
+        sys.stderr.write("cgm: interrupted\n")
+        sys.stderr.flush()
+        os._exit(130)
+
+    try:
+        signal.signal(signal.SIGINT, interrupted)
+    except ValueError:  # not the main thread: nothing to do
+        pass
+
+
+_interrupt_quietly_while_cgm_starts()
+
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 # `import evaluate` imports transformers, whose import prints an advisory banner ("PyTorch was
 # not found ...") that concerns none of this package's metrics: silence transformers' advisory

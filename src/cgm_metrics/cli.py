@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``cgm`` with ``argv`` (default: the process arguments); returns the exit code."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        # the start-up handler of cgm_metrics/__init__: from here a Ctrl-C is a
+        # KeyboardInterrupt, which the code below turns into exit 130
+        handler = signal.getsignal(signal.SIGINT)
+        if getattr(handler, "__name__", "") == "interrupted":
+            signal.signal(signal.SIGINT, signal.default_int_handler)
     if hasattr(signal, "SIGXFSZ"):  # a file size limit: an error to report, not a kill
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:

@@ -581,6 +581,9 @@ class ProblemEvaluation(Evaluation):
     samples into the task's row of statistics; a similarity metric scores every completion
     against its task's ``canonical_solution``, and a task's row is the mean of its samples'
     rows. :meth:`scores`, :meth:`compare` and :meth:`items` then work as for any metric.
+    With ``extract`` every completion is a chat answer: the code of its solution is found
+    and made into the task's program by :mod:`cgm_metrics.execution.extract`; the summary
+    counts the answers without code and the ambiguous extractions, per system.
 
     Everything the run needs is checked when the evaluation is made, before any program
     runs: the opt-in, the limits (one set for every metric that runs code), enough samples
@@ -601,6 +604,7 @@ class ProblemEvaluation(Evaluation):
         results: str | None = None,
         require_isolation: bool = True,
         use_cache: bool = True,
+        extract: bool = False,
     ) -> None:
         from .execution.problems import ProblemSet
 
@@ -612,6 +616,9 @@ class ProblemEvaluation(Evaluation):
         self.results = results
         self.require_isolation = require_isolation
         self.use_cache = use_cache
+        #: every completion is a chat answer: its code is extracted (execution.extract)
+        self.extract = bool(extract)
+        self.extractions: dict[str, Any] = {}  # system -> ExtractionCounts, once runs ran
         self.code_metrics = {name: metric for name, metric in metric_set.metrics.items()
                              if metric.runs_code}
         self.settings = self._check()
@@ -666,6 +673,7 @@ class ProblemEvaluation(Evaluation):
         """The verdict of every sample of every system (its programs run here, once)."""
         import numpy as np
 
+        from .execution.extract import ExtractionCounts, program_for_answer
         from .execution.problems import iter_samples, program_for
         from .execution.runs import execute
 
@@ -685,12 +693,22 @@ class ProblemEvaluation(Evaluation):
                                 np.full(f.n_samples, -1, dtype=np.int8))
                 for name, f in zip(names, files, strict=True)}
 
+        found: dict[tuple[str, int, int], Any] = {}  # (system, task, sample) -> extraction
+        counts = {name: ExtractionCounts() for name in names}
+
         def items(selection: set[tuple[int, int]] | None = None):
             for s, sample_file in enumerate(files):
                 for position, sample in enumerate(iter_samples(sample_file, self.problems)):
                     if selection is None or (s, position) in selection:
-                        program = program_for(self.problems.problems[sample.task],
-                                              sample.completion)
+                        problem = self.problems.problems[sample.task]
+                        if self.extract:
+                            program, extraction = program_for_answer(problem, sample.completion)
+                            key = (names[s], sample.task, sample.number)
+                            if key not in found:
+                                counts[names[s]].add(extraction, problem.task_id)
+                            found[key] = extraction
+                        else:
+                            program = program_for(problem, sample.completion)
                         for copy in range(repeat):  # --repeat: the copies one after another
                             yield (s, position, sample, copy), program
 
@@ -730,7 +748,7 @@ class ProblemEvaluation(Evaluation):
                 bar.close()
             return changed
 
-        with self._results_writer() as write:
+        with self._results_writer(found) as write:
             run(None, task_limits, 1, write)
             for system_run in runs.values():
                 system_run.timeouts = int(np.sum(system_run.status == STATUSES.index("timeout")))
@@ -743,6 +761,8 @@ class ProblemEvaluation(Evaluation):
                         system_run = runs[names[s]]
                         system_run.retried += 1
                         system_run.changed += int(passed_before != bool(system_run.passed[position]))
+        if self.extract:
+            self.extractions = counts
         return runs
 
     # -- the problem file's own solutions, and the time limits they give
@@ -783,7 +803,7 @@ class ProblemEvaluation(Evaluation):
         return [limits if own is None else replace(limits, timeout=own, clock="cpu")
                 for own in seconds]
 
-    def _results_writer(self):
+    def _results_writer(self, found: dict | None = None):
         """A context giving ``write(system, sample, attempt, verdict, run)``: one JSONL line
         per run into ``results`` (written beside it, renamed over it when complete), with the
         time limit the program ran under (``timeout``, counted on ``clock``)."""
@@ -815,6 +835,10 @@ class ProblemEvaluation(Evaluation):
                         record["timeout_detail"] = detail
                     if verdict.verdict is not None:  # another language: MultiPL-E's verdict
                         record.update(language=verdict.language, verdict=verdict.verdict)
+                    if found is not None and self.extract:
+                        extraction = found.get((system, sample.task, sample.number))
+                        if extraction is not None:
+                            record["extraction"] = extraction.to_dict()
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                 yield write
 
@@ -841,6 +865,12 @@ class ProblemEvaluation(Evaluation):
             references: list[list[str]] = []
             if needs_text:
                 completions, tasks = load_completions(sample_file, self.problems)
+                if self.extract:  # similarity metrics score the code, not the prose
+                    from .execution.extract import extract_code
+
+                    completions = [
+                        extract_code(text, self.problems.problems[task]).code or ""
+                        for text, task in zip(completions, tasks.tolist(), strict=True)]
                 references = [solutions[task] for task in tasks.tolist()]  # type: ignore[index]
             else:
                 tasks = runs[system].tasks
@@ -862,7 +892,8 @@ class ProblemEvaluation(Evaluation):
         """What ran and how it ended, per system (no durations: the same on every run of the
         same programs): samples, samples per task, passed/failed/timeout/killed after the
         last run, timeouts in the first run, re-runs and changed verdicts."""
-        summary: dict[str, Any] = {"problems": self.problems.path, "n_tasks": len(self.problems)}
+        summary: dict[str, Any] = {"problems": self.problems.path, "n_tasks": len(self.problems),
+                                   "extract": self.extract}
         if self.settings is not None:
             summary["limits"] = self.settings.to_dict()
             summary["retry_timeout"] = self.settings.retry_timeout
@@ -886,6 +917,10 @@ class ProblemEvaluation(Evaluation):
                 entry.update(run.counts())
                 entry.update(timeouts_first_run=run.timeouts, retried=run.retried,
                              changed_by_retry=run.changed)
+                if self.extract and name in self.extractions:
+                    counted = self.extractions[name]
+                    entry["extraction"] = {"no_code": counted.no_code,
+                                           "ambiguous": counted.ambiguous}
                 if self.settings.repeat > 1:
                     entry["flaky_samples"] = len(run.flaky)
                     entry["flaky_tasks"] = self.flaky_tasks(name)

@@ -85,7 +85,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write every run of a program as one JSONL line: system, task_id, sample, "
         "attempt, run, passed, status, result, limit, duration, cpu_time, timeout (the limit "
         "it ran under, in seconds of clock: wall or cpu), completion (a re-run adds a line "
-        "with attempt 2; the last attempt is the verdict; --repeat adds runs 2..N)",
+        "with attempt 2; the last attempt is the verdict; --repeat adds runs 2..N); with "
+        "--extract also extraction: the code found and how",
+    )
+    group.add_argument(
+        "--extract", action="store_true",
+        help="every completion is a chat model's answer: the code of its solution is taken "
+        "from it (fenced blocks, reasoning, prose; the block that defines the entry point) "
+        "and made into the task's program; answers without code and ambiguous extractions "
+        "are counted per system",
     )
 
 
@@ -106,6 +114,7 @@ def check_not_problems(args: argparse.Namespace) -> None:
                                       ("--retry-timeouts", args.retry_timeouts),
                                       ("--retry-limit", args.retry_limit),
                                       ("--results", args.results),
+                                      ("--extract", getattr(args, "extract", False)),
                                       ("--memory-mb", args.memory_mb),
                                       ("--timeout", args.timeout),
                                       ("--min-time-limit", args.min_time_limit),
@@ -227,6 +236,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,
         progress=_output.want_progress(args), results=args.results,
         use_cache=not args.remeasure,
+        extract=getattr(args, "extract", False),
     )
 
 
@@ -314,6 +324,12 @@ def print_execution(scoring: evaluation.ProblemEvaluation) -> None:
     print(f"\nprograms (each sample's program run {runs}; 'killed': a memory, process or file "
           "limit):")
     print(_output.table(headers, rows))
+    if summary.get("extract"):
+        print("\ncode extracted from the answers (--extract):")
+        print(_output.table(["system", "answers", "no code", "ambiguous"], [
+            [name, entry["samples"], entry["extraction"]["no_code"],
+             entry["extraction"]["ambiguous"]]
+            for name, entry in summary["systems"].items() if "extraction" in entry]))
     flaky = summary.get("flaky_tasks")
     if flaky is not None:
         print(f"flaky tasks (a sample's {scoring.settings.repeat} runs disagreed; it counts by "

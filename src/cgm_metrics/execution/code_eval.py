@@ -156,11 +156,15 @@ def compute_code_eval(
     max_processes: Any = None,
     max_file_mb: Any = None,
     lang: Any = DEFAULT_LANGUAGE,
+    extract: Any = False,
 ) -> tuple[dict[str, Any], defaultdict]:
     """code_eval's ``(pass_at_k, results)``; ``solutions`` (a reference solution, or a list of
     them, per task) adds the mean ``edit_sim`` and ``combined`` over all candidates. ``lang``:
     the language the programs are run in (``execution.languages``); ``timeout`` None is the
-    language's default (3.0 s for Python, as code_eval)."""
+    language's default (3.0 s for Python, as code_eval). ``extract=True``: every candidate is
+    a chat model's answer, whose solution code is extracted (``execution.extract``) and run
+    before the test; each result then has ``extraction`` (the code found and how), and an
+    answer without code fails (with a warning counting them)."""
     if not code_execution_allowed(allow_code_execution):
         raise ValueError(CODE_EVAL_WARNING)
     language = get_language(lang)
@@ -174,6 +178,22 @@ def compute_code_eval(
                           max_processes, max_file_mb)
     references_per_task = _check_solutions(solutions, len(tasks))
     check_unit(unit)
+    extracting = check_flag(extract, "extract")
+    found: dict[tuple[int, int], Any] = {}
+    if extracting:
+        from .extract import candidate_from_answer
+
+        for task_id, candidates in enumerate(tasks):
+            for completion_id, candidate in enumerate(candidates):
+                code, extraction = candidate_from_answer(candidate, tests[task_id],
+                                                         language.name)
+                found[task_id, completion_id] = extraction
+                candidates[completion_id] = code
+        no_code = sum(extraction.code is None for extraction in found.values())
+        if no_code:
+            warnings.warn(f"{no_code} of {len(found)} answers hold no code in "
+                          f"{language.display_name}; they count as failed (each result's "
+                          "'extraction' says why).", stacklevel=2)
     jobs = [
         (task_id, completion_id, candidate_program(task_id, candidate, tests[task_id]))
         for task_id, candidates in enumerate(tasks)
@@ -205,6 +225,8 @@ def compute_code_eval(
             "limit": outcome.result.limit,
             "verdict": outcome.verdict,
         }
+        if extracting:
+            record["extraction"] = found[task_id, completion_id].to_dict()
         results[task_id].append((completion_id, record))
     total = np.array([len(entries) for entries in results.values()])
     correct = np.array([sum(r["passed"] for _, r in entries) for entries in results.values()])
