@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 python -m pip install --quiet --upgrade pip
 # CGM_REQUIRE_NATIVE=1: the C library (CodeBLEU's engine, RUBY's tree edit distance) must
 # build here; a user's install without a compiler falls back to pure Python instead.
-CGM_REQUIRE_NATIVE=1 python -m pip install --quiet -e ".[test,ray]"
+CGM_REQUIRE_NATIVE=1 python -m pip install --quiet -e ".[test,ray,docs]"
 # The codebleu package is a test peer; its declared pins no longer install, so without them.
 python -m pip install --quiet --no-deps codebleu==0.7.0
 
@@ -72,6 +72,11 @@ rm -rf "$dist"
 export HF_EVALUATE_OFFLINE=1
 # on Linux the execution sandbox must start: its tests fail instead of skipping when it cannot
 if [ "$(uname -s)" = "Linux" ]; then export CGM_REQUIRE_SANDBOX=1; fi
+# The documentation site (MkDocs + Material, mkdocs.yml): a broken link, a missing page or
+# anchor fails the build. Its examples run in tests/test_docs_examples.py.
+site="$(mktemp -d)"
+NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "$site"
+rm -rf "$site"
 python -m ruff check src tests benchmarks metrics spaces
 python -m mypy   # the library (src/), configured in setup.cfg
 python -m pytest -n 2 --dist loadgroup "$@"  # loadgroup: the Ray tests share one cluster

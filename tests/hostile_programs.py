@@ -84,3 +84,194 @@ HOSTILE_CANDIDATES = {
     ),
 }
 EARLY_EXIT_TRICKS = ["sys_exit", "os_exit", "raise_systemexit", "atexit_os_exit", "excepthook_exit_0"]
+
+
+# --- the other execution languages: early endings with status 0 ------------------------------
+#
+# Per language, MultiPL-E's layout of a task `add` (its prompt and completion, "\n", its test):
+# ``{body}`` is a statement at the start of add's body, ``{top}`` top-level code after add,
+# both in the completion. The wrong add (a - b) fails its test; each trick below makes the
+# wrong program end with exit status 0 (what MultiPL-E's harness counts as OK), so a harness
+# that trusts the exit status counts it a pass. Each is (body, top); `expected` in
+# LANGUAGE_TRICK_OUTCOMES overrides "ended early" where the trick cannot even build.
+
+LANGUAGE_TASKS: dict[str, str] = {
+    "cpp": (
+        "#include<assert.h>\n#include<bits/stdc++.h>\nlong add(long a, long b) {\n{body}"
+        "    return a {op} b;\n}\n{top}\n"
+        "int main() {\n    auto candidate = add;\n    assert(candidate((2), (3)) == (5));\n}\n"
+    ),
+    "java": (
+        "import java.util.*;\nclass Problem {\n    public static long add(long a, long b) {\n"
+        "{body}        return a {op} b;\n    }\n{top}\n"
+        "    public static void main(String[] args) {\n"
+        "    assert(add((2l), (3l)) == (5l));\n    }\n\n}\n"
+    ),
+    "javascript": (
+        "function add(a, b){\n{body}  return a {op} b;\n}\n{top}\n"
+        "const assert = require('node:assert');\n\nfunction test() {\n  let candidate = add;\n"
+        "  assert.deepEqual(candidate(2, 3),5);\n}\n\ntest();\n"
+    ),
+    "typescript": (
+        "declare var process: any;\nfunction add(a: number, b: number): number {\n{body}"
+        "  return a {op} b;\n}\n{top}\n"
+        "declare var require: any;\nconst assert = require('node:assert');\n\n"
+        "function test() {\n  let candidate = add;\n  assert.deepEqual(candidate(2, 3),5);\n}\n\n"
+        "test();\n"
+    ),
+    "go": (
+        "package add_test\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n)\n\n"
+        "var _ = os.Getpid\n\nfunc add(a int, b int) int {\n{body}    return a {op} b\n}\n{top}\n"
+        "func TestAdd(t *testing.T) {\n  candidate := add\n"
+        "  if fmt.Sprintf(\"%v\", candidate(2, 3)) != fmt.Sprintf(\"%v\", 5) {\n"
+        "    t.Errorf(\"expected 5\")\n  }\n}\n"
+    ),
+    "rust": (
+        "fn add(a: isize, b: isize) -> isize {\n{body}    a {op} b\n}\n{top}\n"
+        "fn main() {\n    let candidate = add;\n    assert_eq!(candidate(2, 3), 5);\n}\n"
+    ),
+    "php": (
+        "<?php\nfunction add($a, $b) {\n{body}    return $a {op} $b;\n}\n{top}\n"
+        "function candidate(...$args) {\n    return add(...$args);\n}\n\n"
+        "function test(): void {\n"
+        "    if (candidate(2, 3) !== 5) { throw new Exception(\"Test failed!\"); }\n}\n\n"
+        "test();\n"
+    ),
+    "ruby": (
+        "def add(a, b)\n{body}  a {op} b\nend\n{top}\nrequire 'test/unit'\n"
+        "class TestHumanEval < Test::Unit::TestCase\n  def test_add\n"
+        "    candidate = method(:add)\n    assert_equal(5, candidate.call(2, 3))\n  end\nend\n"
+    ),
+    "lua": (
+        "local function add(a, b)\n{body}  return a {op} b\nend\n{top}\n"
+        "lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n"
+        "    lu.assertEquals(candidate(2, 3), 5)\nend\n\nos.exit(lu.LuaUnit.run())\n"
+    ),
+    "bash": (
+        "#!/bin/bash\nadd() {\n{body}    echo $(( $1 {op} $2 ))\n}\n{top}\n"
+        "candidate() {\n    add \"$@\"\n}\n\nset -e\nrun_test() {\n"
+        "    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n}\n\nrun_test\n"
+    ),
+    "perl": (
+        "sub add {\n    my($a, $b) = @_;\n{body}    return $a {op} $b;\n}\n{top}\n"
+        "use Test::Deep;\n\nsub testhumaneval {\n    my $candidate = \\&add;\n"
+        "        if(eq_deeply($candidate->(2, 3),5)) {\n        print \"ok!\" }else{\n"
+        "        exit 1;\n        }\n}\n\ntesthumaneval();\n"
+    ),
+}
+
+LANGUAGE_TRICKS: dict[str, dict[str, tuple[str, str]]] = {
+    "cpp": {
+        "static_initializer_exit": ("", "static int early = (std::exit(0), 0);\n"),
+        "static_initializer__Exit": ("", "static int early = (std::_Exit(0), 0);\n"),
+        "sigabrt_handler_exit": (
+            "", "static int early = (std::signal(SIGABRT, [](int) { std::exit(0); }), 0);\n"),
+        "sigabrt_handler__Exit": (
+            "", "static int early = (std::signal(SIGABRT, [](int) { std::_Exit(0); }), 0);\n"),
+        "constructor_attribute_exit": (
+            "", "__attribute__((constructor)) static void early() { std::exit(0); }\n"),
+    },
+    "java": {
+        "static_initializer_exit": ("", "    static { System.exit(0); }\n"),
+        "static_initializer_halt": ("", "    static { Runtime.getRuntime().halt(0); }\n"),
+        "uncaught_handler_halts": ("", (
+            "    static { Thread.setDefaultUncaughtExceptionHandler("
+            "(t, e) -> Runtime.getRuntime().halt(0)); }\n")),
+        "shutdown_hook_halts": ("", (
+            "    static { Runtime.getRuntime().addShutdownHook(new Thread("
+            "() -> Runtime.getRuntime().halt(0))); }\n")),
+    },
+    "javascript": {
+        "process_exit": ("", "process.exit(0);\n"),
+        "uncaught_exception_exits": ("", "process.on('uncaughtException', () => process.exit(0));\n"),
+        "exit_handler_sets_exit_code": ("", "process.on('exit', () => { process.exitCode = 0; });\n"),
+        "top_level_return": ("", "return;\n"),
+    },
+    "typescript": {
+        "process_exit": ("", "process.exit(0);\n"),
+        "uncaught_exception_exits": ("", "process.on('uncaughtException', () => process.exit(0));\n"),
+        "exit_handler_sets_exit_code": ("", "process.on('exit', () => { process.exitCode = 0; });\n"),
+    },
+    "go": {
+        "test_main_runs_nothing": ("", "func TestMain(m *testing.M) {}\n"),
+        "init_exits": ("", "func init() { os.Exit(0) }\n"),
+        "exit_during_the_test": ("    os.Exit(0)\n", ""),
+    },
+    "rust": {
+        "init_array_exits": ("", (
+            "#[link_section = \".init_array\"]\n#[used]\n"
+            "static EARLY: extern \"C\" fn() = { extern \"C\" fn early() { "
+            "std::process::exit(0) } early };\n")),
+        "panic_hook_exits": ("    std::panic::set_hook(Box::new(|_| std::process::exit(0)));\n", ""),
+    },
+    "php": {
+        "exit": ("", "exit(0);\n"),
+        "exception_handler_exits": ("", "set_exception_handler(function ($e) { exit(0); });\n"),
+        "die": ("", "die();\n"),
+        "top_level_return": ("", "return;\n"),
+    },
+    "ruby": {
+        "exit": ("", "exit 0\n"),
+        "exit_bang": ("", "exit!(0)\n"),
+        "at_exit_exit_bang": ("", "at_exit { exit!(0) }\n"),
+    },
+    "lua": {
+        "os_exit": ("", "os.exit(0)\n"),
+        "overridden_os_exit": ("", "local real_exit = os.exit\nos.exit = function() real_exit(0) end\n"),
+    },
+    "bash": {
+        "exit": ("", "exit 0\n"),
+        "exit_trap": ("", "trap 'exit 0' EXIT\n"),
+        "exec": ("", "exec true\n"),
+    },
+    "perl": {
+        "exit": ("", "exit 0;\n"),
+        "posix_exit": ("", "use POSIX ();\nPOSIX::_exit(0);\n"),
+        "end_block_status_0": ("", "END { $? = 0 }\n"),
+        "overridden_exit": ("", "BEGIN { *CORE::GLOBAL::exit = sub { CORE::exit(0) } }\n"),
+        "exec": ("", "exec 'true';\n"),
+    },
+}
+
+# tricks that do not even build here (our harness owns the name), with the verdict they get
+# or that go test's own -test.paniconexit0 already fails (an os.Exit(0) while a test runs)
+LANGUAGE_TRICK_VERDICTS = {("go", "test_main_runs_nothing"): "SyntaxError",
+                           ("go", "exit_during_the_test"): "Exception"}
+
+
+def language_program(lang: str, right: bool, trick: str | None = None) -> str:
+    """The task `add` of ``lang``, right (a + b) or wrong (a - b), with a trick or none."""
+    body, top = LANGUAGE_TRICKS[lang][trick] if trick else ("", "")
+    op = "+" if right else "-"
+    return (LANGUAGE_TASKS[lang].replace("{body}", body).replace("{top}", top)
+            .replace("{op}", op))
+
+
+# --- limits: a memory bomb and an output flood per language -----------------------------------
+
+MEMORY_BOMBS: dict[str, str] = {
+    "cpp": ("#include <bits/stdc++.h>\nint main() {\n    std::vector<std::vector<char>> v;\n"
+            "    while (true) v.emplace_back(1 << 20, 'x');\n}\n"),
+    "java": ("import java.util.*;\nclass Problem {\n    public static void main(String[] a) {\n"
+             "        List<long[]> l = new ArrayList<>();\n"
+             "        while (true) l.add(new long[1 << 20]);\n    }\n}\n"),
+    "javascript": "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1.5));\n",
+    "typescript": "const a: number[][] = [];\nwhile (true) a.push(new Array(1e6).fill(1.5));\n",
+    "go": ("package bomb_test\n\nimport \"testing\"\n\nvar s [][]byte\n\n"
+           "func TestBomb(t *testing.T) {\n\tfor {\n\t\tb := make([]byte, 1<<20)\n\t\tb[0] = 1\n"
+           "\t\ts = append(s, b)\n\t}\n}\n"),
+    "rust": ("fn main() {\n    let mut v: Vec<Vec<u8>> = Vec::new();\n"
+             "    loop {\n        v.push(vec![1u8; 1 << 20]);\n    }\n}\n"),
+    "php": "<?php\n$a = [];\nwhile (true) { $a[] = str_repeat('x', 1 << 20); }\n",
+    "ruby": "a = []\nloop { a << ('x' * (1 << 20)) }\n",
+    "lua": "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 1 << 20) .. #t end\n",
+    "bash": "s=$(printf '%1048576s' x)\nwhile true; do s=\"$s$s\"; done\n",
+    "perl": "my @a;\nwhile (1) { push @a, 'x' x (1 << 20); }\n",
+}
+
+OUTPUT_FLOODS: dict[str, str] = {
+    "bash": "yes\n",
+    "cpp": "#include <cstdio>\nint main() {\n    while (true) std::puts(\"flood\");\n}\n",
+    "javascript": "const line = 'flood'.repeat(1 << 16);\nwhile (true) console.log(line);\n",
+    "ruby": "line = 'flood' * (1 << 16)\nloop { puts line }\n",
+}

@@ -1,5 +1,5 @@
-"""Every speed ratio the README and the cards quote next to a benchmark script is a figure that
-script recorded (benchmarks/results/<script>.json, appended by every run): a single value is
+"""Every speed ratio the README, the docs pages and the cards quote next to a benchmark script
+is a figure that script recorded (benchmarks/results/<script>.json, appended by every run): a single value is
 one run's ratio (of its best runs, or of its median runs), a range ``a-b`` the lowest and
 highest ratio of one figure over the recorded runs, each at the precision it is written with. Changing a quoted ratio, or quoting one that no
 run produced, fails here."""
@@ -12,8 +12,8 @@ import re
 import pytest
 from conftest import ROOT
 
-DOCS = [ROOT / "README.md", *sorted(ROOT.glob("metrics/*/README.md")),
-        *sorted(ROOT.glob("spaces/*.md"))]
+DOCS = [ROOT / "README.md", *sorted(ROOT.glob("docs/**/*.md")),
+        *sorted(ROOT.glob("metrics/*/README.md")), *sorted(ROOT.glob("spaces/*.md"))]
 RESULTS = ROOT / "benchmarks" / "results"
 SCRIPT = re.compile(r"benchmarks/(\w+)\.py")
 RATIO = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?x\b")
@@ -22,7 +22,7 @@ RATIO = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?x\b")
 NOT_RECORDED = {"codebleu_languages", "scale", "significance", "passk", "agreement", "meteor",
                 "execution", "execution_languages", "tsed",
                 "ruby", "ruby_humans", "roy2021", "codexglue_edit_sim", "space", "space_load",
-                "worst_case", "metric_agreement", "metric_cost", "memory"}
+                "worst_case", "metric_agreement", "metric_cost", "memory", "extraction"}
 
 
 def _units(text: str) -> list[tuple[str, set[str]]]:

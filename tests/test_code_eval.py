@@ -15,6 +15,7 @@ import warnings
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -259,6 +260,136 @@ def test_honest_programs_still_pass_after_replacing_functions(opted_in):
         predictions=[[c] for c in candidates], references=[FAILING_TEST] * 3, k=[1]
     )
     assert [results[i][0][1]["passed"] for i in range(3)] == [True, True, True]
+
+
+# --- what a program sees of the host ----------------------------------------------------------
+
+_CALLER = """
+import json, sys
+from cgm_metrics.execution.code_eval import compute_code_eval
+secret, notes = sys.argv[1], sys.argv[2]
+probe = (
+    "import os\\n"
+    "def seen(path):\\n"
+    "    try:\\n"
+    "        return open(path).read()\\n"
+    "    except OSError as error:\\n"
+    "        return None\\n"
+)
+test = (
+    f"assert seen({secret!r}) is None, seen({secret!r})\\n"
+    f"assert seen({notes!r}) is None, seen({notes!r})\\n"
+    f"assert not os.path.exists(os.path.dirname({secret!r})) or "
+    f"os.listdir(os.path.dirname({secret!r})) == []\\n"
+)
+_, results = compute_code_eval([[probe]], [test], k=[1], allow_code_execution=True)
+print(json.dumps(results[0][0][1]))
+"""
+
+
+@needs_sandbox
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_the_caller_s_folder_and_user_files_are_invisible(tmp_path, how):
+    """A caller's script (or module, run with -m: the current folder on sys.path) beside a
+    mode-0600 .env with a token, and a world-readable file in a user folder: a program sees
+    neither (nor lists the folder), however the caller was started."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    from conftest import ROOT
+
+    project = Path(tempfile.mkdtemp(prefix=".cgm-isolation-", dir=ROOT))
+    try:
+        project.chmod(0o755)
+        secret = project / ".env"
+        secret.write_text("TOKEN=cgm-secret-4711\n")
+        secret.chmod(0o600)
+        notes = project / "notes.txt"
+        notes.write_text("world-readable user data\n")
+        notes.chmod(0o644)
+        (project / "caller.py").write_text(_CALLER)
+        command = ([sys.executable, "caller.py"] if how == "script"
+                   else [sys.executable, "-m", "caller"])
+        env = {**os.environ, "HF_EVALUATE_OFFLINE": "1"}
+        done = subprocess.run([*command, str(secret), str(notes)], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        record = json.loads(done.stdout.strip().splitlines()[-1])
+        assert record["passed"], record
+        assert "cgm-secret-4711" not in done.stdout + done.stderr
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+
+
+@needs_sandbox
+def test_only_the_system_folders_and_the_interpreter_are_visible():
+    """Every top-level folder but the system's (and every folder of /var but its system
+    ones) is empty inside, but for the way to the interpreter's own folders; a file at the
+    root reads as empty."""
+    from cgm_metrics.execution.sandbox import hidden_dirs, hidden_files, run_program, visible_paths
+
+    hidden, visible, files = hidden_dirs(), visible_paths(), hidden_files()
+    assert {"/srv", "/mnt", "/home", "/root"} & set(hidden) or not any(
+        Path(p).is_dir() for p in ("/srv", "/mnt", "/home", "/root"))
+    program = (
+        f"import os\nhidden, visible = {hidden!r}, {visible!r}\nshown = {{}}\n"
+        "for folder in hidden:\n"
+        "    for name in (os.listdir(folder) if os.path.isdir(folder) else []):\n"
+        "        path = os.path.join(folder, name)\n"
+        "        if not any(v == path or v.startswith(path + '/') for v in visible):\n"
+        "            shown[path] = True\n"
+        "assert not shown, sorted(shown)\n"
+        f"for path in {files!r}:\n"
+        "    assert open(path, 'rb').read() == b'', path\n"
+    )
+    result = run_program(program, timeout=30, allow_code_execution=True)
+    assert result.passed, result.stderr[-2000:]
+
+
+# --- a sample is judged on its own -------------------------------------------------------------
+
+
+@needs_sandbox
+def test_an_oversized_or_unencodable_candidate_is_that_sample_s_failure(opted_in):
+    """A 140 MB candidate (larger than max_file_mb) and one with a lone surrogate fail, each
+    with its reason; the other samples of the run are judged as usual."""
+    prompt = "function add(a, b) {\n"
+    test = ("const assert = require('node:assert');\n"
+            "assert.deepEqual(add(2, 3), 5);\n")
+    right, wrong = prompt + "  return a + b;\n}\n", prompt + "  return a - b;\n}\n"
+    huge = prompt + "  return a + b;\n}\n" + "// " + "x" * (140 * 1024 * 1024) + "\n"
+    lone = prompt + "  return a + b; // \udcff\n}\n"
+    _, results = compute_code_eval([[right, huge, lone, wrong]], [test], k=[1], num_workers=1,
+                                   lang="javascript")
+    records = [record for _, record in results[0]]
+    assert [r["passed"] for r in records] == [True, False, False, False]
+    assert records[1]["limit"] == "max_file_mb" and records[1]["verdict"] == "Exception"
+    assert records[1]["result"].startswith("failed: the file main.js (140.0 MiB) is larger "
+                                           "than max_file_mb (64 MiB)"), records[1]
+    assert records[2]["result"].startswith("failed: the file main.js is not valid text: "
+                                           "surrogates not allowed ('\\udcff'"), records[2]
+    assert records[3]["verdict"] == "AssertionError"
+
+
+def test_the_module_names_an_unencodable_candidate_and_an_empty_test(opted_in):
+    """Through evaluate (Arrow stores UTF-8 only), a lone surrogate is an error naming the
+    candidate, never pyarrow's; an empty or blank test is refused by its index (every
+    candidate would pass untested)."""
+    module = load("cgm/code_eval")
+    with pytest.raises(ValueError, match=r"`predictions\[0\]\[1\]` is not valid text"):
+        module.compute(predictions=[["x = 1", "x = '\udcff'"]], references=["assert x"], k=[1])
+    with pytest.raises(ValueError, match=r"`references\[1\]` is not valid text"):
+        module.compute(predictions=[["x = 1"], ["x = 1"]],
+                       references=["assert x", "assert '\udcff'"], k=[1])
+    for blank in ("", "  \n\t"):
+        with pytest.raises(ValueError, match=r"`references\[1\]` is an empty test program"):
+            module.compute(predictions=[["x = 1"], ["x = 1"]], references=["assert x", blank],
+                           k=[1])
+        with pytest.raises(ValueError, match=r"`references\[0\]` is an empty test program"):
+            compute_code_eval([["x = 1"]], [blank], k=[1])
 
 
 # --- inputs code_eval would misread, and the extras ------------------------------------------

@@ -359,9 +359,13 @@ def test_writes_outside_the_working_directory_do_not_reach_the_host():
     try:
         outside.chmod(0o777)  # even a world-writable host directory stays untouched
         target = outside / "escaped.txt"
-        result = _run(f"open({str(target)!r}, 'w').write('x')")
-        assert not result.passed and "Read-only file system" in result.stderr
+        result = _run(f"open({str(target)!r}, 'w').write('x')")  # a user folder: unseen
+        assert not result.passed and "No such file or directory" in result.stderr
         assert not target.exists()
+        system = Path("/usr") / f"cgm-sandbox-escaped-{os.getpid()}"  # a system folder
+        result = _run(f"open({str(system)!r}, 'w').write('x')")
+        assert not result.passed and "Read-only file system" in result.stderr
+        assert not system.exists()
         home = Path.home() / ".cgm-sandbox-escaped"
         assert not _run(f"open({str(home)!r}, 'w').write('x')").passed
         assert not home.exists()
@@ -568,7 +572,8 @@ def test_an_unreadable_path_of_the_interpreter_is_a_harness_error(monkeypatch, t
     """A sys.path entry the run cannot read (a zip archive of mode 000: root reads it, no other
     uid does) fails the worker's canary: an error naming the path and the fix, before any
     program runs, never a failed program."""
-    archive = tmp_path / "unreadable.zip"
+    (tmp_path / "site-packages").mkdir()  # installed packages: what a run sees of sys.path
+    archive = tmp_path / "site-packages" / "unreadable.zip"
     archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip archive
     archive.chmod(0)
     if os.geteuid() != 0:
@@ -615,10 +620,12 @@ def test_a_program_of_several_steps_shares_its_private_directory():
 
 @needs_sandbox
 def test_the_private_directory_is_empty_with_a_needed_path_under_tmp(monkeypatch):
-    """A sys.path entry under /tmp (evaluate appends its modules cache, which the tests keep
-    in a temporary folder) is bound back into each run's fresh /tmp; the run's own directory
+    """A site-packages folder of sys.path under /tmp (a venv made in a temporary folder) is
+    bound back into each run's fresh /tmp; the run's own directory
     must still start empty, whichever tests ran before in the same process."""
-    needed = Path(tempfile.mkdtemp(prefix="cgm-needed-", dir="/tmp"))
+    top = Path(tempfile.mkdtemp(prefix="cgm-needed-", dir="/tmp"))
+    needed = top / "site-packages"  # installed packages: what a run sees of sys.path
+    needed.mkdir()
     try:
         (needed / "cgm_needed_probe.py").write_text("VALUE = 7\n")
         monkeypatch.syspath_prepend(str(needed))
@@ -630,7 +637,7 @@ def test_the_private_directory_is_empty_with_a_needed_path_under_tmp(monkeypatch
                                  "open('left.txt', 'w').write('x')")
                 assert result.passed, result.stderr[-2000:]
     finally:
-        shutil.rmtree(needed, ignore_errors=True)
+        shutil.rmtree(top, ignore_errors=True)
 
 
 @needs_sandbox

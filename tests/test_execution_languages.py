@@ -26,7 +26,14 @@ from collections import Counter
 
 import pytest
 from conftest import DATA, METRICS_DIR
-from hostile_programs import needs_sandbox
+from hostile_programs import (
+    LANGUAGE_TRICK_VERDICTS,
+    LANGUAGE_TRICKS,
+    MEMORY_BOMBS,
+    OUTPUT_FLOODS,
+    language_program,
+    needs_sandbox,
+)
 
 from cgm_metrics.errors import ToolchainMissingError, UnsupportedLanguageError
 from cgm_metrics.execution.code_eval import compute_code_eval
@@ -218,6 +225,91 @@ def test_right_and_wrong_programs(lang):
             assert record["result"].startswith(f"failed: {program['expected']}")
     right = sum(p["expected"] == "OK" for p in programs)
     assert pass_at_k["pass@1"] == pytest.approx(right / len(programs))
+
+
+# --- a pass means the tests ran to their end --------------------------------------------------
+
+
+@needs_sandbox
+@pytest.mark.parametrize("lang", list(LANGUAGE_TRICKS))
+def test_an_early_ending_with_status_0_fails(lang):
+    """Each trick (tests/hostile_programs.py) makes a wrong `add` end with exit status 0, which
+    MultiPL-E's harness counts as OK: here it fails, its result saying that the program ended
+    before its tests finished. The right program passes, the wrong one fails without a trick."""
+    _toolchain_or_skip(lang)
+    tricks = list(LANGUAGE_TRICKS[lang])
+    texts = [language_program(lang, True), language_program(lang, False)]
+    texts += [language_program(lang, False, trick) for trick in tricks]
+    outcomes = run_sources(texts, lang, num_workers=2, limits=Limits(timeout=20.0),
+                           allow_code_execution=True)
+    right, wrong, *tricked = outcomes
+    assert right.passed and right.verdict == "OK", right.message
+    assert not wrong.passed and wrong.result.returncode != 0, wrong.message
+    for trick, outcome in zip(tricks, tricked, strict=True):
+        step = outcome.result.steps[-1]
+        detail = f"{lang} {trick}: {outcome.message}; {step.stderr[-500:]!r}"
+        assert not outcome.passed, detail
+        expected = LANGUAGE_TRICK_VERDICTS.get((lang, trick))
+        if expected is not None:
+            assert outcome.verdict == expected, detail
+            continue
+        # the trick worked: the program's status was 0, which a harness trusting it passes
+        assert step.returncode == 0 and outcome.result.returncode == 0, detail
+        assert outcome.verdict == "Exception", detail
+        assert outcome.message == (
+            "failed: Exception (running: the program ended (exit status 0) before its tests "
+            "finished)"), detail
+
+
+@needs_sandbox
+def test_the_corpus_has_every_trick_of_the_issue():
+    """At least the 25 early endings the issue lists, in every language but Python (whose
+    corpus is HOSTILE_CANDIDATES)."""
+    assert set(LANGUAGE_TRICKS) == set(LANGUAGES) - {"python"}
+    assert sum(len(tricks) for tricks in LANGUAGE_TRICKS.values()) >= 25
+
+
+# --- limits, named ----------------------------------------------------------------------------
+
+# Node.js reserves about 700 MiB of address space before it runs anything: the TypeScript
+# compiler needs more than 1024 MiB
+LOWEST_MEMORY_MB = {"typescript": 2048}
+
+
+@needs_sandbox
+@pytest.mark.parametrize("lang", list(MEMORY_BOMBS))
+def test_a_memory_bomb_names_memory_mb_and_a_flood_max_file_mb(lang):
+    """Under memory_mb=1024 (the lowest the sandbox documents for every language but
+    TypeScript), the right program passes (the JVM is sized to the limit), a program that
+    allocates without end fails with limit "memory_mb", one that prints without end with
+    limit "max_file_mb"."""
+    _toolchain_or_skip(lang)
+    texts = [language_program(lang, True), MEMORY_BOMBS[lang]]
+    texts += [OUTPUT_FLOODS[lang]] if lang in OUTPUT_FLOODS else []
+    # (a generous timeout: on a loaded machine the limits must come first)
+    limits = Limits(timeout=60.0, memory_mb=LOWEST_MEMORY_MB.get(lang, 1024), max_file_mb=32)
+    right, bomb, *flood = run_sources(texts, lang, num_workers=1, limits=limits,
+                                      allow_code_execution=True)
+    assert right.passed, right.message
+    step = bomb.result.steps[-1]
+    assert not bomb.passed and bomb.result.limit == "memory_mb", (
+        bomb.message, step.stderr[-500:])
+    assert bomb.result.status == "killed"
+    for outcome in flood:
+        assert not outcome.passed and outcome.result.limit == "max_file_mb", outcome.message
+
+
+@needs_sandbox
+def test_java_runs_under_1024_mb_through_code_eval():
+    """code_eval with lang='java' and memory_mb=1024: its verdicts, not a harness error about
+    the JVM's class space."""
+    _toolchain_or_skip("java")
+    program = language_program("java", True)
+    split = program.index("    public static void main")
+    _, results = compute_code_eval([[program[:split]]], [program[split:]], k=[1],
+                                   num_workers=1, memory_mb=1024, allow_code_execution=True,
+                                   lang="java")
+    assert results[0][0][1]["passed"], results
 
 
 # --- the modules, the call shape, errors -------------------------------------------------------

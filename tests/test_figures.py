@@ -1,6 +1,6 @@
 """Figures published in the documentation that are checked here: what the golden CodeBLEU
 files hold (tests/data/codebleu/README.md), how the two set orders of CodeBLEU's dataflow part
-compare with the package's range (README, card), and the README's table of every metric's
+compare with the package's range (docs, card), and the docs' table of every metric's
 agreement with the HearthStone grades (printed by benchmarks/metric_agreement.py)."""
 
 import importlib.util
@@ -33,7 +33,7 @@ def test_golden_data_readme_counts_what_is_there(capsys):
 
 
 def test_set_order_claims_of_the_readme_and_the_card(capsys):
-    """README and CodeBLEU card: with set_order="source", 3 named golden pairs and 6 of the 10
+    """The CodeBLEU page (docs/metrics/codebleu.md) and card: with set_order="source", 3 named golden pairs and 6 of the 10
     corpora fall outside the package's range; with "package", none."""
     _golden_script().main(["check"])
     printed = capsys.readouterr().out
@@ -43,14 +43,14 @@ def test_set_order_claims_of_the_readme_and_the_card(capsys):
             "(codebleu, dataflow_match_score); javascript-0068 (codebleu, dataflow_match_score); "
             "go-0060 (codebleu, dataflow_match_score)") in printed
     assert "6 of 10 corpora outside" in printed
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    page = " ".join((ROOT / "docs" / "metrics" / "codebleu.md").read_text(encoding="utf-8").split())
     card = " ".join((ROOT / "metrics" / "codebleu" / "README.md").read_text(encoding="utf-8").split())
-    assert "3 of the 1,300 pairs (c-0103, javascript-0068, go-0060) and 6 of the 10" in readme
+    assert "3 of the 1,300 pairs (c-0103, javascript-0068, go-0060) and 6 of the 10" in page
     assert "3 of the 1,300 golden pairs and 6 of the 10 golden corpora" in card
 
 
-def test_metric_agreement_table_of_the_readme(capsys):
-    """README, "Which metric to trust": the table is what benchmarks/metric_agreement.py prints
+def test_metric_agreement_table_of_the_docs(capsys):
+    """docs/agreement.md, "Which metric to trust": the table is what benchmarks/metric_agreement.py prints
     (every registry metric on the HearthStone grades; fixed seeds, so the same digits)."""
     import warnings
 
@@ -66,5 +66,5 @@ def test_metric_agreement_table_of_the_readme(capsys):
     assert len(table) == 2 + len(module.similarity_metrics()) + 1  # CrystalBLEU twice
     assert {"bleu", "chrf_code", "codebleu", "crystal_bleu", "ruby", "tsed"} <= set(
         module.similarity_metrics())
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "\n".join(table) in readme
+    page = (ROOT / "docs" / "agreement.md").read_text(encoding="utf-8")
+    assert "\n".join(table) in page

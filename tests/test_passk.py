@@ -379,6 +379,99 @@ def test_a_harness_error_stops_the_run_and_counts_nothing(opted_in, tmp_path, ca
     assert "pass@1" not in out
 
 
+# --- Ctrl-C and --resume ---------------------------------------------------------------------------
+
+
+@needs_sandbox
+def test_ctrl_c_ends_the_run_at_once_keeps_the_finished_runs_and_resume_completes_it(tmp_path):
+    """SIGINT while a program runs: cgm exits with 130 within 2 s (the running program
+    killed, not waited for), the --results file keeps every finished run; --resume runs the
+    others only and writes the --json an uninterrupted run writes."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    tasks = [{"task_id": f"t/{i}", "prompt": "import time\ndef f():\n", "entry_point": "f",
+              "test": "def check(candidate):\n    assert candidate() == 1"} for i in range(6)]
+    problem_file = write_jsonl(tmp_path / "p.jsonl", tasks)
+    sample_file = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": task["task_id"], "completion": completion} for task in tasks
+        for completion in ("    time.sleep(1.0)\n    return 1\n", "    return 2\n")])
+    env = {**os.environ, "HF_ALLOW_CODE_EVAL": "1", "HF_EVALUATE_OFFLINE": "1"}
+    command = [sys.executable, "-m", "cgm_metrics", "score", "--problems", problem_file,
+               "--predictions", sample_file, "--metrics", "pass@1", "--timeout", "10",
+               "--jobs", "1"]
+    results = tmp_path / "r.jsonl"
+    run = subprocess.Popen([*command, "--results", str(results), "--json",
+                            str(tmp_path / "a.json")], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:  # three runs written, the fourth (a sleep) running
+        time.sleep(0.1)
+        parts = list(tmp_path.glob(".r.jsonl.*.part"))
+        if parts and parts[0].read_text().count("\n") >= 3:
+            break
+    sent = time.monotonic()
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130 and "interrupted" in err, err
+    assert time.monotonic() - sent < 2.0
+    kept = [json.loads(line) for line in results.read_text().splitlines()]
+    assert 3 <= len(kept) < 12 and not (tmp_path / "a.json").exists()
+    resumed = subprocess.run([*command, "--results", str(results), "--json",
+                              str(tmp_path / "b.json"), "--resume"], env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = subprocess.run([*command, "--results", str(tmp_path / "all.jsonl"), "--json",
+                            str(tmp_path / "c.json")], env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert whole.returncode == 0, whole.stderr
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "c.json").read_bytes()
+    after = [json.loads(line) for line in results.read_text().splitlines()]
+    assert after[:len(kept)] == kept and len(after) == 12
+    key = ("task_id", "sample", "passed", "status")
+    every = [json.loads(line) for line in (tmp_path / "all.jsonl").read_text().splitlines()]
+    assert sorted(tuple(r[k] for k in key) for r in after) == sorted(
+        tuple(r[k] for k in key) for r in every)
+
+
+def test_resume_needs_the_results_file_of_the_same_run(tmp_path, capsys):
+    problem_file = write_jsonl(tmp_path / "p.jsonl", TASKS[:2])
+    sample_file = samples_file(tmp_path / "s.jsonl", TASKS[:2], lambda i, _: "    pass\n")
+    base = ["score", "--problems", problem_file, "--predictions", sample_file, "--metrics",
+            "pass@1", "--allow-code-execution"]
+    code, _, err = cgm(capsys, *base, "--resume")
+    assert code == 1 and "--resume needs the results file" in err
+    code, _, err = cgm(capsys, *base, "--resume", "--results", tmp_path / "none.jsonl")
+    assert code == 1 and "none.jsonl does not exist" in err
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"system": "s", "task_id": "elsewhere/1", "sample": 0,
+                                 "attempt": 1, "status": "passed", "timeout": 3.0,
+                                 "completion": "x"}) + "\n")
+    code, _, err = cgm(capsys, *base, "--resume", "--results", other)
+    assert code == 1 and "other.jsonl, line 1 is a run of system s, task elsewhere/1" in err
+
+
+def test_lang_is_refused_with_problems_and_outputs_are_checked_first(tmp_path, capsys):
+    """--lang with --problems is refused for pass@k (a task's language is the problem file's,
+    never "pass@1 does not support lang='cpp'"); an output
+    path that cannot be written is an error before any program runs."""
+    problem_file = write_jsonl(tmp_path / "p.jsonl", TASKS[:2])
+    sample_file = samples_file(tmp_path / "s.jsonl", TASKS[:2], lambda i, _: "    pass\n")
+    base = ["score", "--problems", problem_file, "--predictions", sample_file, "--metrics",
+            "pass@1", "--allow-code-execution"]
+    code, _, err = cgm(capsys, *base, "--lang", "cpp")
+    assert code == 1 and "--lang does not apply to pass@1 with --problems" in err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for flag in ("--json", "--per-item", "--results", "--csv"):
+        code, _, err = cgm(capsys, *base, flag, blocker / "out.json")
+        assert code == 1 and f"Cannot write {flag}" in err and "is a file" in err, err
+    code, _, err = cgm(capsys, *base, "--json", tmp_path)
+    assert code == 1 and "is a folder" in err
+
+
 # --- bad input ------------------------------------------------------------------------------------
 
 
@@ -429,20 +522,22 @@ def test_bad_sample_files_name_the_file_and_line(tmp_path, capsys, lines, messag
 BAD_PROBLEMS = [
     (['{"task_id": "a", "prompt": "", "test": ""}'],
      r"p\.jsonl, line 1: no 'entry_point'"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f"}',
-      '{"task_id": "a", "prompt": "", "test": "", "entry_point": "g"}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f"}',
+      '{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "g"}'],
      r"p\.jsonl, line 2: task a again \(first on line 1\)"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "c_sharp"}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f", "language": "c_sharp"}'],
      r"p\.jsonl, line 1 \(task a\): programs in language 'c_sharp' cannot be run here"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": "cobolx"}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f", "language": "cobolx"}'],
      r"p\.jsonl, line 1 \(task a\): programs in language 'cobolx' cannot be run here"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f", "language": 3}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f", "language": 3}'],
      r"p\.jsonl, line 1 \(task a\): 'language' must be the name of a language"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f(x)"}'],
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f(x)"}'],
      r"p\.jsonl, line 1 \(task a\): 'entry_point' must be the name"),
-    (['{"task_id": [1], "prompt": "", "test": "", "entry_point": "f"}'],
+    (['{"task_id": [1], "prompt": "", "test": "assert f", "entry_point": "f"}'],
      r"p\.jsonl, line 1: 'task_id' must be a string or a whole number"),
-    (['{"task_id": "a", "prompt": "", "test": "", "entry_point": "f"', ''],
+    (['{"task_id": "a", "prompt": "", "test": " \\n", "entry_point": "f"}'],
+     r"p\.jsonl, line 1 \(task a\): 'test' is empty: every sample would pass"),
+    (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f"', ''],
      r"p\.jsonl, line 1: malformed JSON"),
 ]
 
@@ -470,7 +565,8 @@ def test_problem_files_plain_or_gzip_and_their_languages(tmp_path):
     assert read_problems(tmp_path / "he.data").task_ids == compressed.task_ids
     # whole-number task ids (MBPP) match the samples' numbers; language "Python" is Python
     mbpp = write_jsonl(tmp_path / "mbpp.jsonl", [
-        {"task_id": 11, "prompt": "", "test": "", "entry_point": "f", "language": "Python"}])
+        {"task_id": 11, "prompt": "", "test": "assert f", "entry_point": "f",
+         "language": "Python"}])
     problems = read_problems(mbpp)
     assert problems.task_ids == ["11"] and problems.problems[0].language == "python"
     samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": 11, "completion": ["a", "b"]}])
@@ -549,16 +645,15 @@ def test_a_progress_bar_of_the_programs_only_on_a_terminal(tmp_path):
 
 
 @needs_sandbox
-def test_the_readme_example_is_what_a_run_prints(opted_in, tmp_path, capsys, monkeypatch):
-    """The README's HumanEval example: its snippet, run as written, makes systems whose truth is
-    known by construction; the run finds exactly those counts, and the README shows them."""
+def test_the_docs_example_is_what_a_run_prints(opted_in, tmp_path, capsys, monkeypatch):
+    """The HumanEval example of docs/pass-at-k.md: its snippet, run as written, makes systems whose truth is
+    known by construction; the run finds exactly those counts, and the page shows them."""
     scipy_stats = pytest.importorskip("scipy.stats")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Is model A really better on HumanEval?")[1].split("\n## ")[0]
+    section = (ROOT / "docs" / "pass-at-k.md").read_text(encoding="utf-8")
     snippet = re.search(r"```python\n(import gzip.*?)```", section, re.S).group(1)
     monkeypatch.chdir(tmp_path)
     snippet = snippet.replace('"tests/data/humaneval/HumanEval.jsonl.gz"', repr(str(HUMANEVAL)))
-    exec(compile(snippet, "README", "exec"), {})  # noqa: S102 - the README's own example
+    exec(compile(snippet, "docs/pass-at-k.md", "exec"), {})  # noqa: S102 - the page's own example
     canonical = {p["task_id"]: p["canonical_solution"] for p in PROBLEMS}
     solved = {name: {row["task_id"] for row in map(json.loads, open(f"model_{name}.jsonl"))
                      if row["completion"] == canonical[row["task_id"]]} for name in "abc"}

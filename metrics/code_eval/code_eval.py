@@ -4,7 +4,7 @@ call for call, with every program run in a sandbox."""
 import datasets
 import evaluate
 
-from cgm_metrics.execution.code_eval import check_candidates, compute_code_eval
+from cgm_metrics.execution.code_eval import check_candidates, check_storable, compute_code_eval
 from cgm_metrics.hub import CheckedModule
 
 _CITATION = """\
@@ -115,12 +115,15 @@ class CodeEval(CheckedModule, evaluate.Metric):
         """evaluate's add_batch, after checking that each task has a list of candidates."""
         if predictions is not None:
             check_candidates(predictions)
+        check_storable(predictions, references)
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """evaluate's add, after checking that the task has a list of candidates."""
         if prediction is not None:
             check_candidates([prediction], argument="prediction")
+        check_storable([prediction] if prediction is not None else None,
+                       [reference] if reference is not None else None)
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
@@ -128,6 +131,7 @@ class CodeEval(CheckedModule, evaluate.Metric):
         if predictions is not None:
             if len(check_candidates(predictions)) == 0:
                 raise ValueError("`predictions` is empty; give at least one task's candidates.")
+        check_storable(predictions, references)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(

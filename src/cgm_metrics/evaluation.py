@@ -30,11 +30,13 @@ naming the metric, the system or the option.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .core.inputs import did_you_mean
@@ -603,6 +605,7 @@ class ProblemEvaluation(Evaluation):
         progress: bool = False,
         results: str | None = None,
         require_isolation: bool = True,
+        resume: bool = False,
         use_cache: bool = True,
         extract: bool = False,
     ) -> None:
@@ -615,6 +618,10 @@ class ProblemEvaluation(Evaluation):
         self.problems = problems
         self.results = results
         self.require_isolation = require_isolation
+        if resume and results is None:
+            raise InputError("resume needs the results file of the interrupted run: give "
+                             "--results FILE with --resume.")
+        self.resume = resume
         self.use_cache = use_cache
         #: every completion is a chat answer: its code is extracted (execution.extract)
         self.extract = bool(extract)
@@ -692,13 +699,18 @@ class ProblemEvaluation(Evaluation):
         runs = {name: SystemRun(np.empty(f.n_samples, dtype=np.int64),
                                 np.full(f.n_samples, -1, dtype=np.int8))
                 for name, f in zip(names, files, strict=True)}
+        # --resume: the runs the interrupted run's results file holds, by attempt
+        earlier = self._earlier_runs(names, files, task_limits, retry_limits, repeat)
+        done = {attempt: {key for key in earlier if attempt in earlier[key]} for attempt in (1, 2)}
 
         found: dict[tuple[str, int, int], Any] = {}  # (system, task, sample) -> extraction
         counts = {name: ExtractionCounts() for name in names}
 
-        def items(selection: set[tuple[int, int]] | None = None):
+        def items(selection: set[tuple[int, int]] | None = None, attempt: int = 1):
             for s, sample_file in enumerate(files):
                 for position, sample in enumerate(iter_samples(sample_file, self.problems)):
+                    if (s, position) in done[attempt]:
+                        continue
                     if selection is None or (s, position) in selection:
                         problem = self.problems.problems[sample.task]
                         if self.extract:
@@ -716,15 +728,32 @@ class ProblemEvaluation(Evaluation):
             """Run the programs; ``(system, position, passed before)`` of each re-run."""
             total = repeat * (sum(f.n_samples for f in files) if selection is None
                               else len(selection))
+            changed = []
+            for (s, position), by_attempt in earlier.items():  # resumed: as they ended then
+                record = by_attempt.get(attempt)
+                if record is None or selection is not None and (s, position) not in selection:
+                    continue
+                system_run = runs[names[s]]
+                before = int(system_run.status[position])
+                system_run.tasks[position] = record["_task"]
+                system_run.status[position] = STATUSES.index(record["status"])
+                system_run.timeout_details.pop(position, None)
+                if record["status"] == "timeout":
+                    system_run.timeout_details[position] = (record.get("timeout_detail")
+                                                            or "timed out")
+                if attempt > 1:
+                    changed.append((s, position, before == 0))
+                write.line(record["_line"])
+                total -= 1
             bar = _progress_bar(total, self.progress, "programs" if attempt == 1 else "re-runs",
                                 unit="program")
-            changed = []
             copies: list[Any] = []
+            verdicts = execute(items(selection, attempt), limits, workers=self.jobs,
+                               ray=self.ray, require_isolation=self.require_isolation,
+                               progress=bar.update,
+                               limits_for=lambda key: own_limits[key[2].task])
             try:
-                for (s, position, sample, copy), verdict in execute(
-                        items(selection), limits, workers=self.jobs, ray=self.ray,
-                        require_isolation=self.require_isolation, progress=bar.update,
-                        limits_for=lambda key: own_limits[key[2].task]):
+                for (s, position, sample, copy), verdict in verdicts:
                     write(names[s], sample, attempt, verdict, copy + 1)
                     copies.append(verdict)
                     if copy + 1 < repeat:
@@ -745,6 +774,7 @@ class ProblemEvaluation(Evaluation):
                         changed.append((s, position, before == 0))
                     copies = []
             finally:
+                verdicts.close()  # on Ctrl-C: its running programs killed, now
                 bar.close()
             return changed
 
@@ -803,21 +833,83 @@ class ProblemEvaluation(Evaluation):
         return [limits if own is None else replace(limits, timeout=own, clock="cpu")
                 for own in seconds]
 
+    def _earlier_runs(self, names: list[str], files: list[Any], task_limits: list[Any],
+                      retry_limits: list[Any] | None, repeat: int
+                      ) -> dict[tuple[int, int], dict[int, dict]]:
+        """With ``resume``: the runs the results file of an interrupted run holds,
+        ``{(system, position): {attempt: record}}``, checked to be runs of these samples
+        under these limits; empty otherwise."""
+        import json
+
+        from .execution.problems import iter_samples
+
+        if not self.resume:
+            return {}
+        if repeat != 1 or self.extract:
+            raise InputError("--resume runs each sample once more where it has no run: it "
+                             "cannot be combined with --repeat or --extract; rerun without "
+                             "--resume.")
+        path = Path(self.results)  # type: ignore[arg-type]
+        if not path.is_file():
+            raise InputError(f"--resume: {path} does not exist; it must be the --results file "
+                             "of the interrupted run (run without --resume to start afresh).")
+        where = {}
+        for s, sample_file in enumerate(files):
+            for position, sample in enumerate(iter_samples(sample_file, self.problems)):
+                key = (names[s], self.problems.problems[sample.task].task_id, sample.number)
+                where[key] = (s, position, sample)
+        found: dict[tuple[int, int], dict[int, dict]] = {}
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.endswith("\n"):
+                    break  # the line being written when the run was interrupted
+                try:
+                    record = json.loads(line)
+                    key = (record["system"], record["task_id"], record["sample"])
+                    attempt = int(record["attempt"])
+                except (ValueError, KeyError, TypeError):
+                    raise InputError(f"--resume: {path}, line {number} is not a run written by "
+                                     "--results; give the results file of the interrupted "
+                                     "run.") from None
+                if key not in where or record.get("completion") != where[key][2].completion:
+                    raise InputError(f"--resume: {path}, line {number} is a run of system "
+                                     f"{key[0]}, task {key[1]}, sample {key[2]}, which these "
+                                     "sample files do not have (or with another completion): "
+                                     "resume with the same problem and sample files.")
+                task = where[key][2].task
+                own = {1: task_limits[task],
+                       2: retry_limits[task] if retry_limits is not None else None}.get(attempt)
+                if own is None or record.get("timeout") != own.timeout \
+                        or record.get("status") not in STATUSES:
+                    raise InputError(f"--resume: {path}, line {number} was run with other "
+                                     f"limits (timeout {record.get('timeout')}); resume with "
+                                     "the options of the interrupted run.")
+                s, position, sample = where[key]
+                found.setdefault((s, position), {})[attempt] = {
+                    **record, "_task": sample.task, "_line": line}
+        return found
+
     def _results_writer(self, found: dict | None = None):
-        """A context giving ``write(system, sample, attempt, verdict, run)``: one JSONL line
-        per run into ``results`` (written beside it, renamed over it when complete), with the
-        time limit the program ran under (``timeout``, counted on ``clock``)."""
+        """A context giving ``write(system, sample, attempt, verdict, run)`` (and
+        ``write.line(text)``, a line of an earlier run): one JSONL line per run into
+        ``results`` (written beside it, renamed over it when complete, or when the run is
+        interrupted: every finished run is kept, for --resume), with the time limit the
+        program ran under (``timeout``, counted on ``clock``)."""
         import contextlib
         import json
 
-        from .io import atomic_path
+        from .io import _default_mode, atomic_path
 
         problems = self.problems.problems
 
         @contextlib.contextmanager
         def writer():
             if self.results is None:
-                yield lambda *args: None
+                def ignore(*args: Any) -> None:
+                    return None
+
+                ignore.line = ignore
+                yield ignore
                 return
             with atomic_path(self.results) as part, open(part, "w", encoding="utf-8") as handle:
                 def write(system, sample, attempt, verdict, copy):
@@ -839,8 +931,22 @@ class ProblemEvaluation(Evaluation):
                         extraction = found.get((system, sample.task, sample.number))
                         if extraction is not None:
                             record["extraction"] = extraction.to_dict()
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                yield write
+                    text = json.dumps(record, ensure_ascii=False)
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:  # a lone surrogate: escaped, still exact
+                        text = json.dumps(record)
+                    handle.write(text + "\n")
+                    handle.flush()
+
+                write.line = handle.write
+                try:
+                    yield write
+                except KeyboardInterrupt:  # interrupted (Ctrl-C): keep what finished
+                    handle.flush()
+                    os.chmod(part, _default_mode())
+                    os.replace(part, self.results)
+                    raise
 
         return writer()
 

@@ -5,7 +5,7 @@ character n-gram matches, in C.
 needs no Python headers and is loaded with ctypes, so nothing is compiled or cached at run
 time and a read-only install works the same. Without a compiler the install still succeeds
 and both metrics run their pure-Python implementations, with the same numbers (slower; the
-README gives the figures). Published wheels carry the library for each platform.
+CodeBLEU page of the documentation gives the figures). Published wheels carry the library for each platform.
 
 In a source checkout the library is checked against its C sources: a library built from
 older sources is not used (a warning says to rebuild with ``pip install -e .``), never run

@@ -23,6 +23,8 @@ from ..evaluation import DEFAULT_METRICS
 # ---------------------------------------------------------------- simple value types
 
 
+
+
 def seed(text: str) -> int:
     """A random seed: a whole number from 0 to 2**32 - 1 (what every resampler accepts)."""
     try:

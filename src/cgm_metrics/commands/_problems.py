@@ -86,7 +86,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "attempt, run, passed, status, result, limit, duration, cpu_time, timeout (the limit "
         "it ran under, in seconds of clock: wall or cpu), completion (a re-run adds a line "
         "with attempt 2; the last attempt is the verdict; --repeat adds runs 2..N); with "
-        "--extract also extraction: the code found and how",
+        "--extract also extraction: the code found and how. Kept with every finished run "
+        "when the run is interrupted (Ctrl-C)",
+    )
+    group.add_argument(
+        "--resume", action="store_true",
+        help="with --results FILE, the results file of an interrupted run: run only the "
+        "samples it has no run of, and report as an uninterrupted run would",
     )
     group.add_argument(
         "--extract", action="store_true",
@@ -114,6 +120,7 @@ def check_not_problems(args: argparse.Namespace) -> None:
                                       ("--retry-timeouts", args.retry_timeouts),
                                       ("--retry-limit", args.retry_limit),
                                       ("--results", args.results),
+                                      ("--resume", getattr(args, "resume", False)),
                                       ("--extract", getattr(args, "extract", False)),
                                       ("--memory-mb", args.memory_mb),
                                       ("--timeout", args.timeout),
@@ -220,6 +227,10 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     if command == "compare" and len(system_paths) < 2:
         raise InputError(f"compare needs at least two systems, got {len(system_paths)}; give "
                          "two or more sample files.")
+    if getattr(args, "resume", False) and not args.results:
+        raise InputError("--resume needs the results file of the interrupted run: give "
+                         "--results FILE.")
+    check_output_paths(args)
     problems = read_problems(args.problems)
     names = system_names(list(system_paths), getattr(args, "names", None))
     samples = {name: scan_samples(path, problems)
@@ -228,6 +239,12 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     if not metric_names:
         raise InputError("No metric to compute; name them with --metrics (e.g. pass@1).")
     options = _options(args, metric_names, problems)
+    running = [name for name in metric_names if name in options
+               and "allow_code_execution" in options[name]]
+    if args.lang is not None and running:
+        raise InputError(f"--lang does not apply to {', '.join(running)} with --problems: each "
+                         "task's programs run in its own language (the problem file's "
+                         "'language' field, Python without one); leave out --lang.")
     # every program runs in its task's language; the metrics' own `lang` keeps the default
     # the execution metrics declare (python) unless --lang names one
     lang = args.lang if args.lang is not None else "python"
@@ -235,9 +252,35 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     return evaluation.ProblemEvaluation(
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,
         progress=_output.want_progress(args), results=args.results,
+        resume=bool(getattr(args, "resume", False)),
         use_cache=not args.remeasure,
         extract=getattr(args, "extract", False),
     )
+
+
+def check_output_paths(args: argparse.Namespace) -> None:
+    """Every output file (--json, --csv, --per-item, --results) can be written, checked
+    before the first program runs (not after hours of runs)."""
+    import os
+
+    for flag in ("json", "csv", "per_item", "results"):
+        value = getattr(args, flag, None)
+        if not value or value == "-":
+            continue
+        option = "--" + flag.replace("_", "-")
+        target = Path(value)
+        if target.is_dir():
+            raise InputError(f"{option} {value} is a folder; give a file path.")
+        folder = target.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            raise InputError(f"Cannot write {option} {value}: {folder} is a file, not a "
+                             "folder; choose another path.")
+        if not os.access(folder, os.W_OK | os.X_OK) or (
+                target.exists() and not os.access(target, os.W_OK)):
+            raise InputError(f"Cannot write {option} {value}: permission denied; choose "
+                             "another path.")
 
 
 def computed(action: Any) -> Any:

@@ -98,6 +98,35 @@ def check_candidates(predictions: Any, argument: str = "predictions") -> list[li
     return result
 
 
+def check_storable(predictions: Any = None, references: Any = None) -> None:
+    """Through ``evaluate``, inputs are stored in an Arrow table, which takes UTF-8 text only:
+    a candidate or a test that UTF-8 cannot encode (a lone surrogate, e.g. ``"\\udcff"``) is
+    a ValueError naming it, before evaluate's own error. (``compute_code_eval`` itself judges
+    such a candidate: that sample fails, saying why.)"""
+
+    def check(text: Any, where: str) -> None:
+        if not isinstance(text, str):
+            return
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"`{where}` is not valid text: {error.reason} ({text[error.start]!r} at "
+                f"character {error.start}); evaluate stores inputs as UTF-8 and cannot take "
+                "it. Decode the model's output with errors='replace', or drop the candidate "
+                "(compute_code_eval judges it a failed sample)."
+            ) from None
+
+    if isinstance(predictions, Sequence) and not isinstance(predictions, str):
+        for index, candidates in enumerate(predictions):
+            if isinstance(candidates, Sequence) and not isinstance(candidates, str):
+                for inner, candidate in enumerate(candidates):
+                    check(candidate, f"predictions[{index}][{inner}]")
+    if isinstance(references, Sequence) and not isinstance(references, str):
+        for index, test in enumerate(references):
+            check(test, f"references[{index}]")
+
+
 def _check_tests(references: Any, n_tasks: int) -> list[str]:
     if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
         if hasattr(references, "tolist"):
@@ -116,6 +145,11 @@ def _check_tests(references: Any, n_tasks: int) -> list[str]:
     for index, test in enumerate(references):
         if not isinstance(test, str):
             raise TypeError(f"`references[{index}]` is {type(test).__name__}, not a string.")
+        if not test.strip():
+            raise ValueError(
+                f"`references[{index}]` is an empty test program: every candidate of task "
+                f"{index} would pass without being tested. Give the task's tests (its asserts)."
+            )
     return references
 
 
@@ -286,4 +320,5 @@ def _check_solutions(solutions: Any, n_tasks: int) -> list[list[str]] | None:
     return result
 
 
-__all__ = ["CODE_EVAL_WARNING", "check_candidates", "check_flag", "check_ks", "compute_code_eval"]
+__all__ = ["CODE_EVAL_WARNING", "check_candidates", "check_flag", "check_ks", "check_storable",
+           "compute_code_eval"]

@@ -30,6 +30,7 @@ Names come from the one resolver: MultiPL-E's keys are aliases, so a problem fil
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -48,7 +49,7 @@ from .sandbox import (
     SandboxError,
     Step,
     StepResult,
-    _home_dirs,
+    hidden_dirs,
     require_opt_in,
     run_programs,
 )
@@ -70,15 +71,17 @@ class Toolchain:
 
 
 def _exposed_root(path: str) -> str | None:
-    """The installation folder of a tool found below a home folder (the parent of its
-    ``bin``, or its own folder), which the sandbox hides unless told; None elsewhere."""
-    homes = _home_dirs()
-    if not any(path.startswith(home.rstrip("/") + "/") for home in homes):
+    """The installation folder of a tool found where the sandbox hides the host (a home
+    folder, /opt, a project's folder: anything but the system's folders), which the sandbox
+    then shows, exactly that folder: the parent of its ``bin``, or its own folder; None for a
+    tool in a system folder."""
+    hidden = hidden_dirs()
+    if not any(path.startswith(folder.rstrip("/") + "/") for folder in hidden):
         return None
     folder = os.path.dirname(path)
     if os.path.basename(folder) == "bin":
         folder = os.path.dirname(folder)
-    return None if folder in homes else folder
+    return None if folder in hidden or folder == "/" else folder
 
 
 # --- the table ----------------------------------------------------------------------------------
@@ -134,6 +137,21 @@ class ExecutionLanguage:
     def notes(self) -> str:
         return self.part.notes
 
+    @property
+    def proof(self) -> str:
+        """How a pass proves the tests ran to their end (the completion proof)."""
+        return self.part.proof
+
+    @property
+    def memory_errors(self) -> tuple[str, ...]:
+        """What its tools print when an allocation fails under the memory limit."""
+        return tuple(self.part.memory_errors)
+
+    @property
+    def fit(self) -> Callable[[Program, int], Program] | None:
+        """``fit(program, memory_mb)``: the program sized to the memory limit (the JVM)."""
+        return self.part.fit
+
     def classify_run(self, step: StepResult) -> str:
         return self.part.classify_run(step)
 
@@ -143,7 +161,8 @@ class ExecutionLanguage:
 
     def build(self, toolchain: Toolchain, text: str, compile_timeout: float,
               timeout: float | None) -> Program:
-        """The program that compiles and runs ``text``: its file and its steps."""
+        """The program that compiles and runs ``text``: its files (the text as the part's
+        ``finish`` completes it, the harness's own ``files``) and its steps."""
         if self.in_interpreter:
             return Program((Step(python=text, timeout=timeout),))
         values = {**toolchain.tools, "source": self.part.source}
@@ -154,10 +173,14 @@ class ExecutionLanguage:
         steps = tuple(
             Step(argv=tuple(map(filled, command.argv)),
                  timeout=compile_timeout if command.compile else timeout,
-                 env=dict(command.env) if command.env else None)
+                 env=dict(command.env) if command.env else None, vouch=command.vouch)
             for command in self.part.commands
         )
-        return Program(steps, {self.part.source: text})
+        finish, extra = self.part.finish, self.part.files
+        files = {self.part.source: finish(text) if finish is not None else text}
+        if extra is not None:
+            files.update(extra(text))
+        return Program(steps, files)
 
 
 def _row(language: Language) -> ExecutionLanguage:
@@ -280,10 +303,14 @@ def verdict(result: ExecutionResult, lang: Any) -> str:
     spec = get_language(lang)
     steps = result.steps
     if not steps:
+        if result.status in ("failed", "killed") and not result.passed:
+            return "Exception"  # refused before it ran (a text too large or not encodable)
         raise ValueError("the result has no step: it is not a run of a program.")
     last = len(steps) - 1
     if last < spec.compile_steps and not steps[last].passed:
         return spec.classify_compile(steps[last])
+    if steps[last].status == "failed" and steps[last].returncode == 0:
+        return "Exception"  # it ended with status 0 before its tests finished (no token)
     outcome = spec.classify_run(steps[last])
     if outcome == "OK" and not result.passed:  # OK needs exit status 0 (MultiPL-E's pass@k)
         return "Exception"
@@ -306,7 +333,7 @@ def _message(spec: ExecutionLanguage, result: ExecutionResult, outcome: str) -> 
     """code_eval's result string; for a command, which step failed and how."""
     if outcome == "OK":
         return "passed"
-    if outcome == "Timeout" or spec.in_interpreter:
+    if outcome == "Timeout" or spec.in_interpreter or not result.steps:
         return "timed out" if outcome == "Timeout" else result.result
     compiling = len(result.steps) <= spec.compile_steps
     how = result.steps[-1].result.removeprefix("failed: ")
@@ -320,7 +347,23 @@ def outcome_of(result: ExecutionResult, lang: Any) -> Outcome:
     program of ``lang`` built by :func:`steps_for` or :func:`program_of`."""
     spec = get_language(lang)
     outcome = verdict(result, spec.name)
+    if outcome != "OK" and result.limit is None and result.steps:
+        step = result.steps[-1]
+        if any(error in step.stderr or error in step.stdout for error in spec.memory_errors):
+            # an allocation failed: the memory limit ended it, whatever the tool's status
+            named = dataclasses.replace(step, status="killed", limit="memory_mb")
+            result = dataclasses.replace(result, status="killed", limit="memory_mb",
+                                         steps=(*result.steps[:-1], named))
     return Outcome(outcome == "OK", outcome, result, _message(spec, result, outcome))
+
+
+def fitted(program: Any, limits: Limits) -> Any:
+    """``program`` with its commands sized to ``limits.memory_mb`` where its language needs
+    it (the JVM); any other program as it is."""
+    if not isinstance(program, LanguageProgram):
+        return program
+    spec = get_language(program.language)
+    return program if spec.fit is None else spec.fit(program, limits.memory_mb)
 
 
 def run_checked(sandbox: Sandbox, program: Any, limits: Limits | None,
@@ -335,7 +378,7 @@ def run_checked(sandbox: Sandbox, program: Any, limits: Limits | None,
         timeout = limits.timeout if limits is not None else sandbox.limits.timeout
         check_toolchain_in(sandbox, spec, find_toolchain(spec.name), timeout)
         checked.add(spec.name)
-    return sandbox.run(program, limits=limits)
+    return sandbox.run(fitted(program, limits or sandbox.limits), limits=limits)
 
 
 def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Toolchain,
@@ -346,14 +389,17 @@ def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Too
         return  # the sandbox's own canary covered the interpreter
     program = spec.build(toolchain, spec.canary, max(spec.compile_timeout or 0.0, 60.0),
                          max(timeout, 30.0))
+    if spec.fit is not None:
+        program = spec.fit(program, sandbox.limits.memory_mb)
     result = sandbox.run(program)
     outcome = verdict(result, spec.name)
     if outcome == "OK":
         return
-    step = result.steps[-1]
+    step = outcome_of(result, spec.name).result.steps[-1]  # a failed allocation named
     detail = (step.stderr.strip() or step.stdout.strip())[-1500:]
     hint = (
-        f" The limit {step.limit} ended it: raise it (e.g. memory_mb) for {spec.display_name}."
+        f" The limit {step.limit} ended it: raise it for {spec.display_name} (memory_mb "
+        f"{sandbox.limits.memory_mb}, max_file_mb {sandbox.limits.max_file_mb})."
         if step.limit not in (None, "timeout") else ""
     )
     raise SandboxError(
@@ -393,7 +439,8 @@ def run_sources(
     if spec.in_interpreter:
         built = texts  # the sandbox's own interpreter
     else:
-        built = [steps_for(spec.name, text, limits.timeout, toolchain) for text in texts]
+        built = [fitted(steps_for(spec.name, text, limits.timeout, toolchain), limits)
+                 for text in texts]
 
     def prepare(sandbox: Sandbox) -> None:
         check_toolchain_in(sandbox, spec, toolchain, limits.timeout)

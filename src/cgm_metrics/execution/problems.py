@@ -264,6 +264,10 @@ def read_problems(path: str | Path) -> ProblemSet:
                              f"{first}); every task once.")
         language = (_language(row["language"], path, number, task)
                     if row.get("language") is not None else DEFAULT)
+        if not row["test"].strip():
+            raise InputError(f"{path}, line {number} (task {task}): 'test' is empty: every "
+                             "sample would pass without being tested. Give the task's test "
+                             "program (its asserts), or leave the task out.")
         index[task] = len(problems)
         problems.append(Problem(task, row["prompt"], row["test"], entry_point,
                                 row.get("canonical_solution"), language, number))

@@ -23,7 +23,7 @@ ends the idle ones (they end with the process otherwise); code_eval's path
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -106,9 +106,10 @@ def verdict_of(result: ExecutionResult, program: Any = None,
     if isinstance(program, LanguageProgram):
         outcome = outcome_of(result, program.language)
         # a run whose every step exited 0 but whose output reports a failure (Go) failed
+        named = outcome.result  # with the limit its output names (a failed allocation)
         status = ("passed" if outcome.passed
-                  else "failed" if result.status == "passed" else result.status)
-        return Verdict(outcome.passed, status, outcome.message, result.limit, duration,
+                  else "failed" if named.status == "passed" else named.status)
+        return Verdict(outcome.passed, status, outcome.message, named.limit, duration,
                        outcome.verdict, program.language, cpu_time, time_limit, clock)
     return Verdict(bool(result.passed), result.status, result.result, result.limit, duration,
                    cpu_time=cpu_time, time_limit=time_limit, clock=clock)
@@ -130,7 +131,7 @@ def execute(
     require_isolation: bool = True,
     progress: Callable[[int], None] | None = None,
     limits_for: Callable[[Any], Limits | None] | None = None,
-) -> Iterator[tuple[K, Verdict]]:
+) -> Generator[tuple[K, Verdict], None, None]:
     """Run every program of ``items`` (``(key, program)`` pairs) under ``limits`` (or the
     limits ``limits_for(key)`` gives it, where that is not None) and yield ``(key, verdict)``
     in the order of ``items``; ``progress(1)`` after each program.
@@ -138,7 +139,7 @@ def execute(
     ``workers`` sandbox workers on this machine, or, with ``ray`` (an address: "local",
     "auto", "host:port"), one sandbox actor per CPU of that Ray cluster (``workers`` > 1
     caps their number). Nothing runs until the first verdict is asked for; closing the
-    iterator early stops the workers after their current program.
+    iterator early (or Ctrl-C while it waits) kills the workers and their running programs.
     """
     if ray is not None:
         return _ray(items, limits, ray, workers, require_isolation, progress, limits_for)
@@ -200,6 +201,7 @@ class _Ordered:
 
 def _local(items, limits, workers, require_isolation, progress, limits_for=None):
     state = _Ordered(items, AHEAD_PER_WORKER * workers)
+    boxes: list[Sandbox] = []
 
     def work() -> None:
         worker: tuple[Sandbox, set[str]] | None = None  # set: toolchain canaries passed
@@ -207,7 +209,7 @@ def _local(items, limits, workers, require_isolation, progress, limits_for=None)
             first = state.take()
             if first is None:
                 return
-            worker = acquire_worker(limits, require_isolation)
+            worker = acquire_worker(limits, require_isolation, started=boxes.append)
             sandbox, checked = worker
             item: tuple[int, Any, Any] | None = first
             while item is not None:
@@ -228,7 +230,7 @@ def _local(items, limits, workers, require_isolation, progress, limits_for=None)
 
     threads = [threading.Thread(target=work, daemon=True, name=f"sandbox-{n}")
                for n in range(workers)]
-    started = False
+    started = complete = False
     try:
         for thread in threads:
             thread.start()
@@ -244,12 +246,18 @@ def _local(items, limits, workers, require_isolation, progress, limits_for=None)
                         state.condition.notify_all()
                         break
                     if state.exhausted and state.delivered == state.issued:
+                        complete = True
                         return
                     state.condition.wait(0.5)
             yield item
     finally:
         state.stop()
         if started:
+            if not complete:
+                # ended early (Ctrl-C, an error, the iterator closed): the running programs
+                # are killed with their workers, not waited for
+                for box in list(boxes):
+                    box.kill()
             for thread in threads:
                 thread.join()
 

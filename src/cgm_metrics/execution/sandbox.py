@@ -6,9 +6,11 @@ the environment variable ``HF_ALLOW_CODE_EVAL=1`` (the switch of evaluate's ``co
 A :class:`Sandbox` is one worker: a process of the caller's own interpreter (started once,
 ``_sandbox_child.py``) that, on Linux, as root or (for any other user) inside an unprivileged
 user namespace, lives in new mount and network namespaces: no network at all (not even
-loopback), every mount read-only, the home directory, ``/run`` and the scratch directories
-hidden. The interpreter's prefixes and every ``sys.path`` entry (``.pth`` entries included)
-stay visible read-only wherever they live, whatever their folders' permissions: as root,
+loopback), every mount read-only, ``/run``, the scratch directories and every folder but the
+system's hidden (:func:`hidden_dirs`: the home directories, ``/srv``, ``/mnt``, ``/opt``, a
+project's folder...). The interpreter's prefixes and the ``sys.path`` entries that are its
+standard library or installed packages (:func:`visible_paths`; never the caller's script or
+current folder) stay visible read-only wherever they live, whatever their folders' permissions: as root,
 through idmapped mounts that make their owner's files the run's own (read-only), so a venv
 made under ``umask 077`` or below a ``mkdtemp`` folder works; without root, programs run under
 the caller's own uid and read what the caller reads.
@@ -28,7 +30,8 @@ raise :class:`SandboxError` naming the cause and the fix: a harness failure is n
 as the program's failure.
 
 A pass means the program text ran to its end: the runner (``_sandbox_runner.py``) then writes
-a per-run nonce to a channel of its own and exits with 0. Exiting early with status 0, from
+a per-run nonce to a channel of its own and exits with 0 (a command step with ``vouch=True``
+gets the nonce on file descriptor 3 and must write it back itself, see :class:`Step`). Exiting early with status 0, from
 the program or from any hook, thread or forked child, fails. Known limit, shared by every
 in-process harness (evaluate's code_eval included): a program that deliberately reads the
 runner's frame or memory can learn the nonce and fake a pass.
@@ -92,6 +95,10 @@ OPT_IN_MESSAGE = (
     f'environment variable {ENV_SWITCH}="1" (as for evaluate\'s code_eval). Alternatively pass '
     "the pass/fail outcomes you already have as `passed=[...]`."
 )
+
+
+# the result of a program that exited without vouching that its tests ran to the end
+ENDED_EARLY = "failed: the program ended (exit status {status}) before its tests finished"
 
 
 class SandboxError(RuntimeError):
@@ -219,12 +226,19 @@ class Step:
     ``./NAME`` for a file in the run's private directory (e.g. what an earlier step built).
     ``timeout`` (seconds) overrides the limits' timeout for this step; ``env`` adds
     environment variables to the step's fixed environment (``PATH``, ``HOME`` and ``TMPDIR``
-    = the private directory, ``LANG=C.UTF-8``)."""
+    = the private directory, ``LANG=C.UTF-8``).
+
+    ``vouch`` (commands only): the command passes only when, besides exiting with status 0,
+    it wrote ``passed <token>`` to file descriptor 4, where ``<token>`` is a per-run secret it
+    can read from file descriptor 3 (a memory file; ``/proc/self/fd/3``). A language's harness
+    code writes that line after the program's last test (see ``languages.py``), so a program
+    that ends early with status 0 fails."""
 
     python: str | None = None
     argv: tuple[str, ...] | None = None
     timeout: float | None = None
     env: Mapping[str, str] | None = None
+    vouch: bool = False
 
     def __post_init__(self) -> None:
         if (self.python is None) == (self.argv is None):
@@ -253,6 +267,8 @@ class Step:
                         f"`env` must map variable names to strings, got {key!r}: {value!r}."
                     )
             object.__setattr__(self, "env", env)
+        if self.vouch and self.argv is None:
+            raise ValueError("`vouch` is for commands: a Python step always vouches.")
 
     def request(self, timeout: float, cpu_seconds: float | None = None) -> dict:
         """The step as the worker receives it (``cpu_seconds``: its CPU-time limit, if the
@@ -262,7 +278,7 @@ class Step:
                        "env": dict(self.env or {})}
         else:
             request = {"kind": "command", "argv": list(self.argv or ()), "timeout": timeout,
-                       "env": dict(self.env or {})}
+                       "env": dict(self.env or {}), "vouch": bool(self.vouch)}
         if cpu_seconds is not None:
             request["cpu_seconds"] = cpu_seconds
         return request
@@ -335,6 +351,27 @@ class ExecutionResult:
     # and reap what it left), "run_teardown", "to_host"
     timing: Mapping[str, float] = field(default_factory=dict)
     cpu_time: float = 0.0  # CPU seconds (user + system) of the program's processes, all steps
+
+
+def _unrunnable(steps: Sequence[Step], files: Mapping[str, str],
+                limits: Limits) -> tuple[str, str | None] | None:
+    """Why a program cannot even be written into its private directory: ``(result,
+    limit)``, or None: a text that UTF-8 cannot encode (a lone surrogate), or a file larger
+    than ``max_file_mb`` (the largest file a program may write; its directory holds twice
+    that)."""
+    texts = [(f"the file {name}", text) for name, text in files.items()]
+    texts += [("the program", step.python) for step in steps if step.python is not None]
+    for what, text in texts:
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError as error:
+            return (f"failed: {what} is not valid text: {error.reason} "
+                    f"({text[error.start]!r} at character {error.start}); it cannot be "
+                    "written as UTF-8", None)
+        if what != "the program" and size > limits.max_file_mb * 1024 * 1024:
+            return (f"failed: {what} ({size / (1024 * 1024):.1f} MiB) is larger than "
+                    f"max_file_mb ({limits.max_file_mb} MiB)", "max_file_mb")
+    return None
 
 
 def _as_steps(program: Any) -> list[Step]:
@@ -436,17 +473,116 @@ def _home_dirs() -> list[str]:
     return sorted({os.path.realpath(h) for h in homes if h and os.path.isabs(h)} - {"/"})
 
 
-def visible_paths() -> list[str]:
-    """What a run sees of the host beyond the read-only root: the interpreter's prefixes, its
-    executable's directory and every ``sys.path`` entry (``.pth`` entries included).
+# What a run sees of the host's root: the system's folders (read-only), nothing else. Every
+# other top-level folder (/home, /root, /srv, /mnt, /media, /opt, /data, a project's /work...)
+# and every folder of /var but these is covered by an empty one; the interpreter, its packages
+# and the toolchains that live there are bound back, each exactly its own folder.
+SYSTEM_DIRS = ("/bin", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run",
+               "/sbin", "/sys", "/tmp", "/usr", "/var")
+SYSTEM_VAR_DIRS = ("/var/cache", "/var/lib", "/var/lock", "/var/run", "/var/tmp")
 
-    The current directory (``''``), the home directory itself and its ancestors are never among
-    them: the home directory shows only these paths.
+
+def hidden_dirs() -> list[str]:
+    """The host's folders every run sees empty: the top-level folders but
+    :data:`SYSTEM_DIRS`, the folders of /var but :data:`SYSTEM_VAR_DIRS`, and the home
+    directory (see :func:`visible_paths` for what is bound back)."""
+    hidden = set(_home_dirs())
+    for parent, kept in (("/", SYSTEM_DIRS), ("/var", SYSTEM_VAR_DIRS)):
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(parent, name)
+            if path not in kept and os.path.isdir(path) and not os.path.islink(path):
+                hidden.add(path)
+    return sorted(hidden)
+
+
+def hidden_files() -> list[str]:
+    """The regular files at the host's root (not the system's: anything a user put there),
+    which every run reads as empty."""
+    try:
+        names = os.listdir("/")
+    except OSError:
+        return []
+    paths = [os.path.join("/", name) for name in names]
+    return sorted(p for p in paths if os.path.isfile(p) and not os.path.islink(p))
+
+
+def _is_package_folder(path: str) -> bool:
+    parts = Path(path).parts
+    return "site-packages" in parts or "dist-packages" in parts
+
+
+def _caller_folders() -> set[str]:
+    """The caller's current folder and script folder (never shown to a program)."""
+    folders = {os.getcwd()}
+    if sys.path and sys.path[0]:
+        folders.add(os.path.abspath(sys.path[0]))
+    script = sys.argv[0] if sys.argv else ""
+    if script and script not in ("-c", "-m") and os.path.exists(script):
+        folders.add(os.path.dirname(os.path.abspath(script)))
+    return folders | {os.path.realpath(folder) for folder in folders}
+
+
+def _pth_entries(site_dirs: Iterable[str]) -> list[str]:
+    """The folders the ``.pth`` files of ``site_dirs`` add to ``sys.path`` (packages installed
+    that way, e.g. in editable mode), but a folder that is, or holds, the caller's current or
+    script folder (an editable install of the project the caller runs from)."""
+    callers = _caller_folders()
+    on_path = {os.path.abspath(e) for e in sys.path if isinstance(e, str) and e}
+    found = []
+    for site_dir in site_dirs:
+        try:
+            names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(site_dir, name), encoding="utf-8",
+                          errors="replace") as handle:
+                    lines = handle.read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                line = line.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                path = os.path.abspath(os.path.join(site_dir, line))
+                if path not in on_path or not os.path.isdir(path):
+                    continue
+                if any(_below(caller, path) for caller in callers):
+                    continue
+                found.append(path)
+    return found
+
+
+def visible_paths() -> list[str]:
+    """What a run sees of the host beyond the system's folders (:data:`SYSTEM_DIRS`): the
+    interpreter's prefixes, its executable's directory, and the ``sys.path`` entries that are
+    its standard library or installed packages (inside a prefix, or a ``site-packages`` /
+    ``dist-packages`` folder, such as a venv's base added by a ``.pth`` file, and the folders
+    the ``.pth`` files of those add, such as an editable install's source folder).
+
+    Never the caller's current or script folder (nor a ``.pth`` folder that holds them) or a
+    ``PYTHONPATH`` folder: their files stay hidden, whatever their permissions. Nor the home directory itself or its ancestors: a venv or an
+    interpreter in the home directory or a project shows exactly its own folder.
     """
-    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    candidates = list(prefixes)
     candidates += [os.path.dirname(os.path.abspath(sys.executable))]
     candidates += [os.path.dirname(os.path.realpath(sys.executable))]
-    candidates += [entry for entry in sys.path if isinstance(entry, str) and entry]
+    roots = {os.path.realpath(p) for p in prefixes} | {os.path.abspath(p) for p in prefixes}
+    for entry in sys.path:
+        if not isinstance(entry, str) or not os.path.isabs(entry):
+            continue
+        real = os.path.realpath(entry)
+        inside = any(_below(path, root) for root in roots
+                     for path in (real, os.path.abspath(entry)) if root != "/")
+        if inside or _is_package_folder(real) or _is_package_folder(entry):
+            candidates.append(entry)
+    candidates += _pth_entries([c for c in candidates if _is_package_folder(c)])
     homes = _home_dirs()
     found = set()
     for candidate in candidates:
@@ -459,6 +595,10 @@ def visible_paths() -> list[str]:
                 continue
             found.add(path)
     return sorted(found)
+
+
+def _below(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def check_paths(paths: Iterable[str]) -> list[str]:
@@ -558,8 +698,8 @@ def _parse_verdict(text: str, nonce: str) -> tuple[bool, str | None, str | None]
     return vouched, result, limit
 
 
-def _step_result(step: Step, record: dict, nonce: str,
-                 cpu_seconds: float | None = None) -> StepResult:
+def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None = None,
+                 max_file_bytes: int = 0) -> StepResult:
     status_word = int(record["wait_status"])
     if os.WIFSIGNALED(status_word):
         signal_number = os.WTERMSIG(status_word)
@@ -574,6 +714,9 @@ def _step_result(step: Step, record: dict, nonce: str,
                                                   and cpu_time > cpu_seconds)
     if step.python is not None:
         vouched, result, limit = _parse_verdict(record.get("verdict", ""), nonce)
+    elif step.vouch:  # the token line alone: what else the program wrote there says nothing
+        vouched = f"passed {nonce}" in record.get("verdict", "").splitlines()
+        result, limit = None, None
     else:
         vouched, result, limit = returncode == 0, None, None
     passed = vouched and returncode == 0 and not timed_out
@@ -586,16 +729,18 @@ def _step_result(step: Step, record: dict, nonce: str,
         result = "failed: killed by SIGXFSZ (the file size limit)"
     elif limit is not None:
         status = "killed"
+    elif max_file_bytes and int(record.get("output_bytes", 0)) >= max_file_bytes:
+        # its output reached the file size limit: a process of it ended by SIGXFSZ (a shell
+        # reports 128 + 25), or a write that failed with EFBIG
+        status, limit = "killed", "max_file_mb"
+        result = "failed: its output reached the file size limit (max_file_mb)"
     else:
         status = "failed"
     if result is None or result == "passed" and not passed:
         if signal_number is not None:
             result = f"failed: killed by {_signal_name(signal_number)}"
-        elif step.python is not None:
-            result = (
-                f"failed: the program ended (exit status {returncode}) before its tests ran "
-                "to the end"
-            )
+        elif step.python is not None or step.vouch and returncode == 0:
+            result = ENDED_EARLY.format(status=returncode)
         else:
             result = f"failed: exit status {returncode}"
     return StepResult(
@@ -636,7 +781,8 @@ class Sandbox:
 
     ``paths``: host files or folders the programs also see, read-only, beyond
     :func:`visible_paths` (e.g. a compiler's installation below the home directory, which is
-    hidden otherwise).
+    hidden otherwise). ``started(sandbox)`` is called before the worker starts (so that a
+    caller can :meth:`kill` it from another thread, e.g. on Ctrl-C, even during its canary).
 
     Raises :class:`SandboxError` when the worker cannot be set up or its canary fails (with
     ``check=True``, the default), ``ValueError`` without the opt-in.
@@ -650,6 +796,7 @@ class Sandbox:
         check: bool = True,
         allow_code_execution: bool = False,
         paths: Iterable[str] = (),
+        started: Callable[[Sandbox], None] | None = None,
     ) -> None:
         require_opt_in(allow_code_execution)
         extra = check_paths(paths)
@@ -674,6 +821,8 @@ class Sandbox:
         self.isolation: tuple[str, ...] = ()
         self.notes: dict = {}
         self._paths = sorted(set(visible_paths()) | set(extra))
+        if started is not None:
+            started(self)  # e.g. to kill it on Ctrl-C, while its canary runs
         self._start(namespaces)
         if check:
             self._canary()
@@ -711,6 +860,8 @@ class Sandbox:
             {
                 "visible_paths": self._paths,
                 "home_dirs": _home_dirs(),
+                "hidden_dirs": hidden_dirs(),
+                "hidden_files": hidden_files(),
                 "sys_path": [entry for entry in sys.path if isinstance(entry, str)],
                 "uid": self.uid,
                 "namespaces": namespaces,
@@ -753,6 +904,17 @@ class Sandbox:
                 pass
             process.wait()
         self._stderr.close()
+
+    def kill(self) -> None:
+        """End the worker now, with the program it is running (Ctrl-C): a :meth:`run` waiting
+        for it raises :class:`SandboxError`. Safe from any thread."""
+        process = self._process
+        if process is None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # its init dies too: so does every program
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def __enter__(self) -> Sandbox:
         return self
@@ -849,6 +1011,13 @@ class Sandbox:
                       for step in steps]
         timeouts = [step.timeout if step.timeout is not None else limits.wall_timeout
                     for step in steps]
+        refused = _unrunnable(steps, written, limits)
+        if refused is not None:  # this program's failure, decided before it is sent
+            return ExecutionResult(
+                passed=False, status="killed" if refused[1] else "failed", returncode=-1,
+                stdout="", stderr="", isolation=self.isolation, duration=0.0,
+                leftover_processes=0, uid=self.uid, result=refused[0], limit=refused[1],
+            )
         nonce = secrets.token_hex(32)
         request = {
             "op": "run",
@@ -888,7 +1057,7 @@ class Sandbox:
                 + self._stderr_tail()
             )
         results = tuple(
-            _step_result(step, record, nonce, cpu)
+            _step_result(step, record, nonce, cpu, limits.max_file_mb * 1024 * 1024)
             for step, record, cpu in zip(steps, records, cpu_limits, strict=False)
         )
         last = results[-1]
@@ -998,11 +1167,13 @@ def _worker_key(limits: Limits, require_isolation: bool, paths: tuple[str, ...])
             tuple(p for p in sys.path if isinstance(p, str)), os.environ.get("PATH"))
 
 
-def acquire_worker(limits: Limits, require_isolation: bool,
-                   paths: Iterable[str] = ()) -> tuple[Sandbox, set[str]]:
+def acquire_worker(limits: Limits, require_isolation: bool, paths: Iterable[str] = (),
+                   started: Callable[[Sandbox], None] | None = None
+                   ) -> tuple[Sandbox, set[str]]:
     """An idle warm worker set up alike (one that died while idle is replaced), or a new one;
     with the set of languages whose toolchain canary passed in it. Give it back with
-    :func:`release_worker` after a clean run, or close it."""
+    :func:`release_worker` after a clean run, or close it. ``started(sandbox)`` is called with
+    it (see :class:`Sandbox`: e.g. to kill it on Ctrl-C)."""
     extra = tuple(check_paths(paths))
     key = _worker_key(limits, require_isolation, extra)
     while True:
@@ -1012,10 +1183,12 @@ def acquire_worker(limits: Limits, require_isolation: bool,
         if found is None:
             break
         if found[0]._process is not None and found[0]._process.poll() is None:
+            if started is not None:
+                started(found[0])
             return found
         found[0].close()
     sandbox = Sandbox(limits, require_isolation=require_isolation, allow_code_execution=True,
-                      paths=extra)
+                      paths=extra, started=started)
     sandbox._pool_key = key  # type: ignore[attr-defined]
     return sandbox, set()
 
@@ -1074,10 +1247,13 @@ def run_programs(
     errors: list[BaseException] = []
     stop = threading.Event()
 
+    boxes: list[Sandbox] = []
+
     def work() -> None:
         worker: tuple[Sandbox, set[str]] | None = None
         try:
-            worker = acquire_worker(limits, require_isolation, extra)  # warm if one waits
+            # warm if one waits
+            worker = acquire_worker(limits, require_isolation, extra, started=boxes.append)
             sandbox = worker[0]
             if prepare is not None and not stop.is_set():
                 prepare(sandbox)
@@ -1106,6 +1282,11 @@ def run_programs(
             thread.join()
     finally:
         stop.set()
+        if any(thread.is_alive() for thread in threads):  # interrupted (Ctrl-C): now
+            for box in list(boxes):
+                box.kill()
+            for thread in threads:
+                thread.join(timeout=5)
     if errors:
         raise errors[0]
     return [result for result in results if result is not None]

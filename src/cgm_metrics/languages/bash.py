@@ -2,6 +2,7 @@
 
 from . import Language
 from .parts import (
+    TOKEN,
     CodeBleuPart,
     Command,
     CommentStyle,
@@ -53,11 +54,21 @@ PROBE = (
     "y=$(( "
 )
 
+# the completion proof: after the test's last command, when it succeeded (set -e ends the
+# script before)
+_END = (
+    "\ncgm_status_=$?; if (( cgm_status_ == 0 )); then printf 'passed %s\\n' "
+    f'"$(< {TOKEN})" >&4; fi; exit "$cgm_status_"\n'
+)
+
 
 EXECUTION = ExecutionPart(
     tools=(Tool("bash", ("/bin/bash", "/usr/bin/bash", "bash"), "bash"),),
     source="main.sh",
-    commands=(Command(("{bash}", "{source}")),),
+    finish=lambda text: text + _END,
+    proof="a command after the text writes the token when the last command succeeded",
+    memory_errors=("cannot allocate memory", "xmalloc: cannot allocate"),
+    commands=(Command(("{bash}", "{source}"), vouch=True),),
     classify_run=stderr_says("syntax error"),
     default_timeout=15.0,
     canary=(

@@ -46,13 +46,40 @@ PROBE = (
     "int x = ;"
 )
 
+# the completion proof: the test's ``main`` is renamed (-Dmain=...) and called by ours, in a
+# translation unit of its own that the program's macros cannot reach
+_MAIN = "cgm_tests_main_"
+_WRAPPER = f"""#undef main
+#include <unistd.h>
+int {_MAIN}();
+int main() {{
+    {_MAIN}();
+    char token[256];
+    ssize_t size = pread(3, token, sizeof token, 0);
+    if (size > 0) {{
+        char line[300] = "passed ";
+        for (ssize_t i = 0; i < size; i++) line[7 + i] = token[i];
+        line[7 + size] = '\\n';
+        if (write(4, line, 8 + size) != 8 + size) return 1;
+    }}
+    return 0;
+}}
+"""
+
 
 EXECUTION = ExecutionPart(
     tools=(Tool("g++", ("g++",), "g++"),),
     source="main.cpp",
+    files=lambda text: {"cgm_main.cpp": _WRAPPER},
+    proof=(
+        "the test's main is renamed (-Dmain=...) and called by ours, compiled apart, which "
+        "writes the token when it returns"
+    ),
+    memory_errors=("std::bad_alloc", "out of memory allocating", "virtual memory exhausted"),
     commands=(
-        Command(("{g++}", "{source}", "-o", "main", "-std=c++17"), compile=True),
-        Command(("./main",)),
+        Command(("{g++}", f"-Dmain={_MAIN}", "{source}", "cgm_main.cpp", "-o", "main",
+                 "-std=c++17"), compile=True),
+        Command(("./main",), vouch=True),
     ),
     classify_run=exit_status,
     default_timeout=15.0,

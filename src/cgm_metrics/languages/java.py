@@ -1,8 +1,12 @@
 """Java: everything the library knows of it."""
 
+from typing import Any
+
 from . import Language
 from .parts import (
     C_STYLE,
+    TOKEN,
+    VERDICT,
     CodeBleuPart,
     Command,
     DataflowRules,
@@ -72,6 +76,47 @@ PDG = PdgSpec(
     transparent=node_set("block expression_statement parenthesized_expression program"),
 )
 
+# the completion proof: our class's main runs Problem's (whose static initializers run then)
+_MAIN = "CgmTestsMain_"
+_WRAPPER = f"""class {_MAIN} {{
+    public static void main(String[] args) throws Throwable {{
+        byte[] token = java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("{TOKEN}"));
+        Problem.main(args);
+        try (java.io.FileOutputStream out = new java.io.FileOutputStream("{VERDICT}", true)) {{
+            out.write(("passed " + new String(token, "UTF-8") + "\\n").getBytes("UTF-8"));
+        }}
+    }}
+}}
+"""
+
+
+def _memory_flags(memory_mb: int) -> tuple[str, ...]:
+    """The JVM sized to the address-space limit: its heap a quarter of it (the JVM's own
+    rule, applied to the limit instead of the machine's memory), its fixed reservations
+    (1 GiB of class space, 240 MiB of code cache) shrunk, so that any memory_mb >= 1024 runs."""
+    return (f"-XX:MaxRAM={memory_mb}m", "-XX:CompressedClassSpaceSize=64m",
+            "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=192m", "-XX:+UseSerialGC",
+            "-XX:-UsePerfData")
+
+
+def _fit(program: Any, memory_mb: int) -> Any:
+    """The program's javac and java sized to memory_mb (glibc's arenas too: 64 MiB each)."""
+    import dataclasses
+    import os
+
+    flags = _memory_flags(memory_mb)
+    steps = []
+    for step in program.steps:
+        argv = tuple(step.argv or ())
+        name = os.path.basename(argv[0]) if argv else ""
+        if name == "javac":
+            argv = (argv[0], *(f"-J{flag}" for flag in flags), *argv[1:])
+        elif name == "java":
+            argv = (argv[0], *flags, *argv[1:])
+        env = {**(step.env or {}), "MALLOC_ARENA_MAX": "2"}
+        steps.append(dataclasses.replace(step, argv=argv, env=env))
+    return dataclasses.replace(program, steps=tuple(steps))
+
 
 EXECUTION = ExecutionPart(
     tools=(
@@ -91,12 +136,28 @@ EXECUTION = ExecutionPart(
         ),
     ),
     source="program.java",
+    files=lambda text: {f"{_MAIN}.java": _WRAPPER},
+    proof=(
+        "our main class calls Problem.main (Problem's static initializers run then) and "
+        "writes the token when it returns"
+    ),
+    notes=(
+        "the JVM is sized to memory_mb (a quarter of it for the heap, as the JVM sizes it "
+        "from the machine's memory)"
+    ),
+    memory_errors=(
+        "java.lang.OutOfMemoryError",
+        "insufficient memory for the Java Runtime Environment",
+        "Could not reserve enough space",
+    ),
+    fit=_fit,
     commands=(
         Command(
-            ("{javac}", "-encoding", "UTF8", "-cp", "{javatuples}", "-d", "classes", "{source}"),
+            ("{javac}", "-encoding", "UTF8", "-cp", "{javatuples}", "-d", "classes", "{source}",
+             f"{_MAIN}.java"),
             compile=True,
         ),
-        Command(("{java}", "-ea", "-cp", "classes:{javatuples}", "Problem")),
+        Command(("{java}", "-ea", "-cp", "classes:{javatuples}", _MAIN), vouch=True),
     ),
     classify_run=exit_status,
     default_timeout=15.0,

@@ -5,6 +5,7 @@ from typing import Any
 from . import Language
 from .parts import (
     C_STYLE,
+    TOKEN,
     CodeBleuPart,
     Command,
     DataflowRules,
@@ -90,11 +91,29 @@ def _classify_run(step: Any) -> str:
     # MultiPL-E searches the printed CompletedProcess: both streams
     return ran(step) or node_errors(step.stdout + step.stderr)
 
+# the completion proof: a statement after the test's last one (a throw, a top-level return or
+# an exit skips it)
+_END = (
+    f'\n;require("fs").writeSync(4, "passed " + require("fs").readFileSync("{TOKEN}", '
+    '"utf8") + "\\n");\n'
+)
+
 
 EXECUTION = ExecutionPart(
     tools=(Tool("node", ("node", "nodejs"), "nodejs"),),
     source="main.js",
-    commands=(Command(("{node}", "{source}")),),
+    finish=lambda text: text + _END,
+    proof=(
+        "a statement after the text writes the token (a throw, a top-level return or an "
+        "exit skips it)"
+    ),
+    memory_errors=(
+        "JavaScript heap out of memory",
+        "Fatal process out of memory",
+        "Array buffer allocation failed",
+        "Fatal JavaScript invalid size error",
+    ),
+    commands=(Command(("{node}", "{source}"), vouch=True),),
     classify_run=_classify_run,
     default_timeout=5.0,
     canary=(

@@ -5,6 +5,8 @@ from typing import Any
 
 from . import Language
 from .parts import (
+    TOKEN,
+    VERDICT,
     CodeBleuPart,
     Command,
     CommentStyle,
@@ -61,6 +63,27 @@ def _classify_run(step: Any) -> str:
     load_error = _LUA_LOAD_ERROR.match(step.stderr) and "stack traceback:" not in step.stderr
     return ran(step) or ("SyntaxError" if load_error else "Exception")
 
+# the completion proof: MultiPL-E's last line `os.exit(lu.LuaUnit.run())` becomes one line
+# (line numbers stay) that writes the token when no test failed; a text without it gets the
+# token at its end
+_RUN = "os.exit(lu.LuaUnit.run())"
+_WRITE = (
+    f'local cgm_token_ = io.open("{TOKEN}", "rb"); local cgm_verdict_ = '
+    f'io.open("{VERDICT}", "ab"); cgm_verdict_:write("passed " .. '
+    'cgm_token_:read("a") .. "\\n"); cgm_verdict_:close(); cgm_token_:close()'
+)
+_END = (
+    "do local cgm_failures_ = lu.LuaUnit.run(); if cgm_failures_ == 0 then "
+    f"{_WRITE} end; os.exit(cgm_failures_) end"
+)
+
+
+def _finish(text: str) -> str:
+    at = text.rfind(_RUN)
+    if at < 0:
+        return text + "\n" + _WRITE + "\n"
+    return text[:at] + _END + text[at + len(_RUN) :]
+
 
 EXECUTION = ExecutionPart(
     tools=(
@@ -73,7 +96,13 @@ EXECUTION = ExecutionPart(
         ),
     ),
     source="main.lua",
-    commands=(Command(("{lua}", "{source}")),),
+    finish=_finish,
+    proof=(
+        "the last `os.exit(lu.LuaUnit.run())` writes the token when no test failed, before "
+        "it exits"
+    ),
+    memory_errors=("not enough memory",),
+    commands=(Command(("{lua}", "{source}"), vouch=True),),
     classify_run=_classify_run,
     default_timeout=15.0,
     canary=(

