@@ -270,11 +270,15 @@ def calibrate_part(args: argparse.Namespace) -> None:
         scale = 10 ** (math.floor(math.log10(value)) - 1)
         return math.ceil(value / scale) * scale
 
-    print("\nREAL_CODE_RATES = {")
+    # each language module's `cost` (cgm_metrics/languages/<lang>.py)
+    by_language: dict[str, dict[str, float]] = {}
     for name, by_lang in rates.items():
-        inner = ", ".join(f'"{lang}": {up(rate):.2g}' for lang, rate in by_lang.items())
-        print(f'    "{name}": {{{inner}}},')
-    print("}\nRATE_GROWTH = {" + ", ".join(f'"{n}": {up(g):.2g}' for n, g in growth.items())
+        for lang, rate in by_lang.items():
+            by_language.setdefault(lang, {})[name] = up(rate)
+    for lang, costs in by_language.items():
+        inner = ", ".join(f'"{name}": {rate:.2g}' for name, rate in costs.items())
+        print(f"{lang}.py: cost={{{inner}}}")
+    print("RATE_GROWTH = {" + ", ".join(f'"{n}": {up(g):.2g}' for n, g in growth.items())
           + "}")
     print(f"load after: {_load()}")
 

@@ -44,7 +44,8 @@ python -m cgm_metrics.classic.wordnet status >/dev/null 2>&1 \
     || python -m cgm_metrics.classic.wordnet install
 
 # Compilers and interpreters for code_eval's other languages (lang=): C++, Java with the
-# javatuples library, Node.js with TypeScript, Go, Rust, PHP, Ruby, Lua with luaunit, Bash.
+# javatuples library, Node.js with TypeScript, Go, Rust, PHP, Ruby, Lua with luaunit, Bash, Perl
+# with Test::Deep (each language module's execution part names its Debian packages).
 # Only the missing ones, by the Debian package the library names for each (`cgm modules
 # --languages` lists them); the tests then require every toolchain.
 toolchains="$(python -c 'from cgm_metrics.execution.languages import missing_packages as m

@@ -152,6 +152,12 @@ LANGUAGE_TASKS: dict[str, str] = {
         "candidate() {\n    add \"$@\"\n}\n\nset -e\nrun_test() {\n"
         "    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n}\n\nrun_test\n"
     ),
+    "perl": (
+        "sub add {\n    my($a, $b) = @_;\n{body}    return $a {op} $b;\n}\n{top}\n"
+        "use Test::Deep;\n\nsub testhumaneval {\n    my $candidate = \\&add;\n"
+        "        if(eq_deeply($candidate->(2, 3),5)) {\n        print \"ok!\" }else{\n"
+        "        exit 1;\n        }\n}\n\ntesthumaneval();\n"
+    ),
 }
 
 LANGUAGE_TRICKS: dict[str, dict[str, tuple[str, str]]] = {
@@ -218,6 +224,13 @@ LANGUAGE_TRICKS: dict[str, dict[str, tuple[str, str]]] = {
         "exit_trap": ("", "trap 'exit 0' EXIT\n"),
         "exec": ("", "exec true\n"),
     },
+    "perl": {
+        "exit": ("", "exit 0;\n"),
+        "posix_exit": ("", "use POSIX ();\nPOSIX::_exit(0);\n"),
+        "end_block_status_0": ("", "END { $? = 0 }\n"),
+        "overridden_exit": ("", "BEGIN { *CORE::GLOBAL::exit = sub { CORE::exit(0) } }\n"),
+        "exec": ("", "exec 'true';\n"),
+    },
 }
 
 # tricks that do not even build here (our harness owns the name), with the verdict they get
@@ -253,6 +266,7 @@ MEMORY_BOMBS: dict[str, str] = {
     "ruby": "a = []\nloop { a << ('x' * (1 << 20)) }\n",
     "lua": "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 1 << 20) .. #t end\n",
     "bash": "s=$(printf '%1048576s' x)\nwhile true; do s=\"$s$s\"; done\n",
+    "perl": "my @a;\nwhile (1) { push @a, 'x' x (1 << 20); }\n",
 }
 
 OUTPUT_FLOODS: dict[str, str] = {

@@ -249,10 +249,13 @@ def test_registry_prefix_names_an_unknown_metric():
                       n_resamples=100)
 
 
-def test_metric_options_reach_the_computed_metric():
+def test_metric_options_reach_the_computed_metric(monkeypatch):
     """CrystalBLEU with a list of trivially shared n-grams through metric_options gives the
     corpus score of the registry metric called with that list."""
     import cgm_metrics
+    from cgm_metrics import crystal_bleu
+
+    monkeypatch.setattr(crystal_bleu, "_WARNED", set())  # its warning shows once a process
     from cgm_metrics.crystal_bleu import trivially_shared_ngrams
 
     rows = [json.loads(line) for line in _hs("hs.graded.jsonl").read_text().splitlines()]

@@ -32,9 +32,8 @@ from cgm_metrics.codebleu.dataflow import data_flow
 from cgm_metrics.codebleu.keywords import KEYWORDS
 from cgm_metrics.codebleu.options import CodeBleuOptions
 from cgm_metrics.codebleu.preprocess import remove_comments
-from cgm_metrics.codebleu.tables import COMMENT_STYLES, RULES
+from cgm_metrics.codebleu.tables import COMMENT_STYLES
 from cgm_metrics.codebleu.tree import flatten
-from cgm_metrics.core.languages import LANGUAGES
 
 NEW = ("kotlin", "swift", "scala", "lua", "bash", "haskell", "julia")
 DATA = ROOT / "tests" / "data" / "codebleu_languages"
@@ -444,10 +443,7 @@ def test_deterministic_under_any_hash_seed():
 # -- tables and errors ---------------------------------------------------------------------
 
 
-def test_every_language_has_a_row_keywords_and_rules():
-    assert set(CODEBLEU_LANGUAGES) == set(LANGUAGES) == set(KEYWORDS) == set(RULES)
-    assert set(COMMENT_STYLES) == set(CODEBLEU_LANGUAGES)
-    assert len(CODEBLEU_LANGUAGES) >= 18
+def test_keywords_of_the_reference_lists():
     # a few words of each reference list, and no word twice
     samples = {"kotlin": {"fun", "val", "when", "!in"}, "swift": {"func", "guard", "let"},
                "scala": {"def", "given", "yield"}, "lua": {"local", "elseif", "nil"},

@@ -28,8 +28,9 @@ from conftest import METRICS_DIR
 from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
 
 import cgm_metrics
-from cgm_metrics.edit_sim import EditSimMetric, edit_similarity, pass_at_k, pass_at_k_per_task
+from cgm_metrics.edit_sim import EditSimMetric, edit_similarity
 from cgm_metrics.execution.code_eval import compute_code_eval
+from cgm_metrics.execution.passk import pass_at_k, pass_at_k_per_task
 from cgm_metrics.execution.sandbox import (
     Limits,
     Sandbox,
@@ -277,7 +278,7 @@ def test_module_takes_the_sandbox_limits_in_any_number_type():
      ("max_file_mb", 0), ("num_workers", 0), ("k", [0])],
 )
 def test_module_bad_values_are_value_errors_before_anything_runs(monkeypatch, argument, value):
-    import cgm_metrics.edit_sim.evaluate_glue as glue
+    import cgm_metrics.execution.edit_sim_module as glue
 
     def nothing_may_run(*args, **kwargs):
         raise AssertionError("a program ran before the arguments were checked")

@@ -383,22 +383,22 @@ def test_languages_by_name_and_multipl_e_key():
                       "rb": "ruby", "sh": "bash", "py": "python", "java": "java",
                       "php": "php", "lua": "lua"}.items():
         assert get_language(key).name == name
-    with pytest.raises(UnsupportedLanguageError, match="cpp, java, javascript"):
+    with pytest.raises(UnsupportedLanguageError, match="cpp, go, java, javascript"):
         get_language("cobol")
     with pytest.raises(TypeError, match="`lang`"):
         get_language(3)
     with pytest.raises(UnsupportedLanguageError, match="`lang`"):
         compute_code_eval([["x"]], ["y"], k=[1], allow_code_execution=True, lang="cobol")
-    assert set(LANGUAGES) == {"python", "cpp", "java", "javascript", "typescript", "go", "rust",
-                              "php", "ruby", "lua", "bash"}
+    assert set(LANGUAGES) >= {"python", "cpp", "java", "javascript", "typescript", "go", "rust",
+                              "php", "ruby", "lua", "bash", "perl"}
 
 
 def test_cgm_lists_the_languages_that_run_here(monkeypatch, tmp_path):
     command = [sys.executable, "-m", "cgm_metrics", "modules", "--languages"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
-    lines = done.stdout.splitlines()
-    assert [line.split()[0] for line in lines[:-1]] == list(LANGUAGES)
-    for line in lines[:-1]:
+    lines = [line for line in done.stdout.splitlines()[:-1] if line.split()[1] != "-"]
+    assert [line.split()[0] for line in lines] == sorted(LANGUAGES)
+    for line in lines:
         name, available = line.split()[:2]
         try:
             find_toolchain(name)

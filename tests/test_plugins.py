@@ -46,8 +46,8 @@ def _source_copy(target: Path) -> Path:
 def venv(tmp_path_factory):
     """A fresh venv that sees the test environment's packages (as a user's venv on a machine
     with the dependencies does; ``--system-site-packages`` would show the base interpreter's
-    instead, which may lack the build tools), with this project and the plugin package installed
-    into it by pip, offline."""
+    instead), with its own setuptools and wheel (pip builds both projects with them, without
+    isolation), and this project and the plugin package installed into it by pip, offline."""
     folder = tmp_path_factory.mktemp("plugin-venv")
     source = _source_copy(folder / "cgm-metrics")
     plugin = shutil.copytree(PLUGIN, folder / "plugin_pkg")
@@ -55,15 +55,19 @@ def venv(tmp_path_factory):
                           capture_output=True, text=True, timeout=300)
     if made.returncode != 0:
         raise RuntimeError(f"cannot make a venv: {made.stderr[-2000:]}")  # set-up failure
+    python = folder / "venv" / "bin" / "python"
+    # setuptools and wheel inside the venv, before it sees the test environment's packages
+    tools = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "setuptools>=64",
+                            "wheel"], capture_output=True, text=True, timeout=900, cwd=folder)
+    if tools.returncode != 0:
+        raise RuntimeError(f"cannot install setuptools and wheel in the venv: "
+                           f"{tools.stdout[-2000:]}{tools.stderr[-3000:]}")
     purelib = subprocess.run(
-        [str(folder / "venv" / "bin" / "python"), "-c",
-         "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, timeout=60, check=True).stdout.strip()
-    # the test environment's packages (setuptools and wheel included: the test extra) after the
-    # venv's own, as a site directory
+    # the test environment's packages after the venv's own, as a site directory
     (Path(purelib) / "zz_test_environment.pth").write_text(
         f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
-    python = folder / "venv" / "bin" / "python"
     installed = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
          "--no-index", str(source), str(plugin)],
@@ -236,3 +240,54 @@ def test_space_offers_and_scores_the_plugins(venv):
     assert first["token_overlap"]["score"] == pytest.approx(EXPECTED_A[0], abs=1e-12)
     assert second["token_overlap"]["score"] == 1.0 and first["ruby"]["level"] == "tree"
     assert "**token_overlap** (Token overlap)" in result["explanations"]
+
+
+PYLITE = [  # (candidate, test program, the verdict of each run)
+    ("def add(a, b):\n    return a + b\n", "assert add(2, 3) == 5\n", "OK"),
+    ("def add(a, b):\n    return a - b\n", "assert add(2, 3) == 5\n", "Exception"),
+    ("def add(a, b)\n    return a + b\n", "assert add(2, 3) == 5\n", "SyntaxError"),
+    ("def add(a, b):\n    while True:\n        pass\n", "assert add(2, 3) == 5\n", "Timeout"),
+]
+
+
+def test_a_language_module_of_another_package_reaches_every_part(venv):
+    """cgm_toy_plugin.pylite is one module of the outside package (entry point
+    ``cgm_metrics.languages``): with no edit here it is parsed, scored by CodeBLEU (its
+    Python keywords and rules: Python's numbers) and TSED (the pack's Python grammar: Python's
+    numbers), and its programs run (python3 after a py_compile step), with MultiPL-E's
+    verdicts."""
+    result = _python(venv, f"""
+        import json, warnings
+        warnings.simplefilter("error")
+        import cgm_metrics
+        from cgm_metrics import languages
+        from cgm_metrics.codebleu import compute_codebleu
+        from cgm_metrics.execution.code_eval import compute_code_eval
+        refs, preds = {REFS!r}, {SYS_A!r}
+        language = languages.resolve("PYL")
+        out = {{"languages": cgm_metrics.languages(), "module": language.module,
+                "parts": [p for p in languages.PARTS if language.has(p)]}}
+        out["codebleu"] = [compute_codebleu(preds, [[r] for r in refs], lang=lang)
+                           for lang in ("pylite", "python")]
+        out["tsed"] = [cgm_metrics.score("tsed", preds, refs, lang=lang, per_item=True)["per_item"]
+                       for lang in ("pylite", "python")]
+        cases = {PYLITE!r}
+        _, runs = compute_code_eval([[c] for c, _, _ in cases], [t for _, t, _ in cases], k=[1],
+                                    num_workers=2, timeout=3.0, allow_code_execution=True,
+                                    lang="pylite")
+        out["verdicts"] = [runs[i][0][1]["verdict"] for i in range(len(cases))]
+        try:
+            compute_code_eval([["x"]], ["y"], k=[1], allow_code_execution=True, lang="starlark")
+        except ValueError as error:
+            out["starlark"] = str(error)
+        print(json.dumps(out))
+    """)
+    assert "pylite" in result["languages"] and "perl" in result["languages"]
+    assert result["module"] == "cgm_toy_plugin.pylite"
+    assert result["parts"] == ["parsing", "codebleu", "tsed", "execution"]
+    pylite, python = result["codebleu"]
+    assert pylite == pytest.approx(python, abs=1e-12) and 0 < pylite["codebleu"] < 1
+    assert result["tsed"][0] == pytest.approx(result["tsed"][1], abs=1e-12)
+    assert result["verdicts"] == [verdict for _, _, verdict in PYLITE]
+    # the parsing-only plugin language says what it lacks to run
+    assert "no execution" in result["starlark"] and "ExecutionPart" in result["starlark"]

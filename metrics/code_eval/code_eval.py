@@ -52,9 +52,9 @@ Args:
     unit ("char" or "token"): the unit of EDIT-SIM (default "char").
     allow_code_execution (bool): opt in by argument (True or False only); the environment
         variable HF_ALLOW_CODE_EVAL="1" opts in as for code_eval.
-    lang (str): the language of the programs (default "python"): "python", "cpp", "java",
-        "javascript", "typescript", "go", "rust", "php", "ruby", "lua" or "bash" (or
-        MultiPL-E's keys: "js", "ts", "go_test.go", "rs", "rb", "sh"...). Each program is
+    lang (str): the language of the programs (default "python"): any language with an
+        execution part, e.g. "cpp", "java", "javascript", "perl" (or MultiPL-E's keys: "js",
+        "ts", "go_test.go", "rs", "rb", "sh", "pl"...; `cgm modules --languages` lists them). Each program is
         `candidate + "\n" + test` as for Python (MultiPL-E's layout), compiled where needed
         and run in the sandbox. A language whose toolchain is missing raises an error naming
         the package to install (`cgm modules --languages` lists what runs here).

@@ -4,7 +4,7 @@ generation saves, alone or combined with unit-test outcomes, plus pass@k (Chen e
 import evaluate
 
 from cgm_metrics.core.inputs import check_flag
-from cgm_metrics.edit_sim.evaluate_glue import compute_edit_sim
+from cgm_metrics.execution.edit_sim_module import compute_edit_sim
 from cgm_metrics.hub import CheckedModule, code_features
 
 _CITATION = """\
@@ -53,9 +53,9 @@ Args:
         run in the sandbox to obtain `passed`. Needs `allow_code_execution=True` or the
         environment variable HF_ALLOW_CODE_EVAL="1".
     allow_code_execution (bool): opt in to running `tests` (default False).
-    lang (str): the language `tests` run in (default "python"; also "cpp", "java",
-        "javascript", "typescript", "go", "rust", "php", "ruby", "lua", "bash", or
-        MultiPL-E's keys), compiled where needed, in the sandbox.
+    lang (str): the language `tests` run in (default "python"; any language with an
+        execution part, e.g. "cpp", "java", "perl", or MultiPL-E's keys; `cgm modules
+        --languages` lists them), compiled where needed, in the sandbox.
     timeout (float): wall-clock seconds per program (default 3.0 for Python; MultiPL-E's
         for the other languages: 15, or 5 for JavaScript, Ruby and Rust; at most 86400).
     num_workers (int): programs run at the same time (default 4).

@@ -40,14 +40,16 @@ def _interrupt_quietly_while_cgm_starts() -> None:
 
 _interrupt_quietly_while_cgm_starts()
 
-from typing import Any  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 # `import evaluate` imports transformers, whose import prints an advisory banner ("PyTorch was
 # not found ...") that concerns none of this package's metrics: silence transformers' advisory
 # notices only, and only where the user has not chosen otherwise.
 os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
-from .core.languages import LanguageSpec  # noqa: E402 - after the start-up guard
+if TYPE_CHECKING:
+    from . import languages
+    from .languages.parts import LanguageSpec
 
 __version__ = "0.1.0"
 
@@ -55,14 +57,19 @@ __all__ = ["LanguageSpec", "__version__", "get_metric", "languages", "metrics", 
            "module_paths", "score"]
 
 
-def languages() -> list[str]:
-    """Every usable language: the built-in ones and those of installed plugins, sorted."""
-    from .core.languages import supported_languages
-
-    return supported_languages()
+# ``languages`` is the package of the languages; calling it lists every usable language
+# (the built-in ones and those of installed plugins, sorted).
 
 
 def __getattr__(name: str) -> Any:
+    if name == "languages":  # the package of the languages (callable: their names)
+        import importlib
+
+        return importlib.import_module(".languages", __name__)
+    if name == "LanguageSpec":
+        from .languages.parts import LanguageSpec
+
+        return LanguageSpec
     if name in ("get_metric", "metrics"):
         from . import registry
 

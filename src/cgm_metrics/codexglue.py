@@ -34,6 +34,7 @@ from rapidfuzz.process import cpdist
 
 from .core.inputs import check_flag
 from .core.languages import resolve_language
+from .languages import DEFAULT_LANGUAGE
 from .metric import Metric
 
 RATIOS: tuple[str, ...] = ("fuzzywuzzy", "difflib", "rapidfuzz")
@@ -111,7 +112,7 @@ class CodeXGlueEditSimMetric(Metric):
     runs_code = False
 
     def __init__(
-        self, lang: Any = "python", ratio: str = "fuzzywuzzy", post_process: bool = True
+        self, lang: Any = DEFAULT_LANGUAGE, ratio: str = "fuzzywuzzy", post_process: bool = True
     ) -> None:
         resolve_language(lang)  # the scores ignore the language, but a typo is an error
         self.ratio = check_ratio(ratio)

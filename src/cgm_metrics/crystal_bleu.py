@@ -36,6 +36,7 @@ from .classic.bleu import _exp, _log  # the C library's exp/log, bit for bit as 
 from .core.inputs import check_int
 from .core.languages import resolve_language
 from .core.tokenizers import leaf_tokens
+from .languages import DEFAULT_LANGUAGE
 from .metric import Metric
 
 #: ``tokenize`` choices.
@@ -71,16 +72,17 @@ def _pygments_tokens(code: str, lang: str) -> list[str]:
         raise ImportError(
             "tokenize='pygments' needs Pygments: pip install Pygments (or use tokenize='code')."
         ) from None
-    lexer = get_lexer_by_name(_PYGMENTS_NAMES.get(lang, lang), stripnl=False, ensurenl=False)
+    from .languages import find
+
+    language = find(lang)
+    name = language.pygments if language is not None and language.pygments else lang
+    lexer = get_lexer_by_name(name, stripnl=False, ensurenl=False)
     return [
         text for kind, text in lexer.get_tokens(code) if text.strip() and kind not in Comment
     ]
 
 
-_PYGMENTS_NAMES = {"c_sharp": "csharp"}
-
-
-def tokenizer(tokenize: object, lang: str | None = "python") -> Callable[[str], list[str]]:
+def tokenizer(tokenize: object, lang: str | None = DEFAULT_LANGUAGE) -> Callable[[str], list[str]]:
     """The function from code to tokens named by ``tokenize``:
 
     - ``"code"`` (default): the lexical tokens of ``lang`` from its tree-sitter grammar
@@ -116,7 +118,7 @@ def trivially_shared_ngrams(
     k: int = DEFAULT_K,
     max_order: int = MAX_ORDER,
     tokenize: str = "code",
-    lang: str = "python",
+    lang: str = DEFAULT_LANGUAGE,
 ) -> list[tuple[str, ...]]:
     """The ``k`` most frequent 1- to ``max_order``-grams of ``corpus``: CrystalBLEU's list of
     trivially shared n-grams (the package README's recipe, k = 500 in the paper).
@@ -471,7 +473,7 @@ class CrystalBleuMetric(Metric):
 
     def __init__(
         self,
-        lang: Any = "python",
+        lang: Any = DEFAULT_LANGUAGE,
         tokenize: str | None = "code",
         trivially_shared: Any = None,
         weights: Any = DEFAULT_WEIGHTS,
@@ -563,7 +565,7 @@ class CrystalBleuMetric(Metric):
 def compute_crystal_bleu(
     predictions: Any,
     references: Any,
-    lang: Any = "python",
+    lang: Any = DEFAULT_LANGUAGE,
     tokenize: str = "code",
     trivially_shared: Any = None,
     weights: Any = DEFAULT_WEIGHTS,

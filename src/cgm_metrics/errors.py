@@ -13,6 +13,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class InputError(ValueError):
     """A problem with the user's input that the user can fix."""
@@ -30,3 +33,14 @@ class ToolchainMissingError(MetricUnavailableError):
 class UnsupportedLanguageError(ValueError):
     """A metric asked for a language it does not cover (CodeBLEU's tables, say); the message
     lists the languages it covers."""
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """`` Did you mean 'codebleu'?`` for the valid name closest to a misspelt one (case and
+    ``-``/``_`` ignored), or ``""`` when none is close. Appended to every "unknown name" error."""
+    if not isinstance(value, str) or not value.strip():
+        return ""
+    folded = {choice.lower().replace("-", "_"): choice for choice in choices}
+    key = value.strip().lower().replace("-", "_")
+    close = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
+    return f" Did you mean {folded[close[0]]!r}?" if close else ""

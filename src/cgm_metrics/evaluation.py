@@ -504,20 +504,22 @@ class Evaluation:
 
     def _exact_tests(self, comparisons: dict[str, Comparison],
                      correction: str) -> dict[str, list[dict[str, Any]]]:
-        """The metrics' own exact tests of every pair (``metric.exact_test(stats_a,
-        stats_b)``, e.g. McNemar's for pass@1 with one sample a task), their p-values
-        adjusted over the pairs as the resampled ones are."""
+        """The metrics' own exact tests of every pair (McNemar's on the verdicts of
+        ``metric.paired_outcomes(stats_a, stats_b)``, for pass@1 with one sample a task),
+        their p-values adjusted over the pairs as the resampled ones are."""
         from .significance import adjust
+        from .significance.classical import metric_exact_test
 
         out: dict[str, list[dict[str, Any]]] = {}
         for name, comparison in comparisons.items():
-            test = getattr(self.metric_set.metrics[name], "exact_test", None)
-            if test is None:
+            metric = self.metric_set.metrics[name]
+            if getattr(metric, "paired_outcomes", None) is None:
                 continue
             stats = self.statistics[name]
-            results = [test(stats[pair.system_a], stats[pair.system_b])
-                       for pair in comparison.pairs]
-            if not results or any(result is None for result in results):
+            found = [metric_exact_test(metric, stats[pair.system_a], stats[pair.system_b])
+                     for pair in comparison.pairs]
+            results = [result for result in found if result is not None]
+            if not results or len(results) < len(found):
                 continue
             adjusted = adjust([result["p_value"] for result in results], correction)
             out[name] = [{**result, "p_adjusted": float(q)}

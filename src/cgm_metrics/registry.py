@@ -20,7 +20,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .core.inputs import did_you_mean
-from .core.plugins import METRICS_GROUP, entry_points, load
+from .plugins import METRICS_GROUP, entry_points, load
 
 if TYPE_CHECKING:
     from .metric import Metric

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .core.inputs import check_number
-from .core.languages import resolve_language
+from .languages import DEFAULT_LANGUAGE, covering
 from .metric import MeanOfItems
 from .ruby.ted import Tree, tree_edit_distance
 
@@ -46,30 +46,21 @@ from .ruby.ted import Tree, tree_edit_distance
 GRAMMAR_PACK = "tree-sitter-language-pack"
 GRAMMAR_PACK_VERSION = "0.9.0"
 
-#: The language table's names -> the grammar pack's names (the pack has no ``c_sharp``:
-#: ``csharp``). Every language of ``cgm_metrics.languages()`` is here (a test keeps them equal);
-#: TSED parses with the pack's grammar of each, as the ``tsed`` package does, not with the
-#: grammar wheel of the table's row.
-TSED_LANGUAGES: dict[str, str] = {
-    "python": "python",
-    "java": "java",
-    "javascript": "javascript",
-    "typescript": "typescript",
-    "c": "c",
-    "cpp": "cpp",
-    "c_sharp": "csharp",
-    "go": "go",
-    "php": "php",
-    "ruby": "ruby",
-    "rust": "rust",
-    "kotlin": "kotlin",
-    "swift": "swift",
-    "scala": "scala",
-    "lua": "lua",
-    "bash": "bash",
-    "haskell": "haskell",
-    "julia": "julia",
-}
+def tsed_languages() -> dict[str, str]:
+    """The languages with a TSED part (their modules' ``tsed``) -> the name of their grammar
+    in the grammar pack, or "" for a language read with its own grammar (a plugin's). TSED
+    parses with the pack's grammar, as the ``tsed`` package does, not with the grammar wheel
+    of the language's parsing part."""
+    from .languages import iter_parts
+
+    return {name: part.pack for name, part in iter_parts("tsed").items()}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "TSED_LANGUAGES":  # the pack's names, read when asked (plugins included)
+        return tsed_languages()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Deletion, insertion and rename weights of the package's README and Space.
 DEFAULT_WEIGHTS = (1.0, 0.8, 1.0)
@@ -80,21 +71,28 @@ MAX_TABLE_CELLS = 200_000_000
 
 
 def resolve_tsed_language(lang: object) -> str:
-    """The language table's name of ``lang`` (name or alias, case-insensitive, as every metric
+    """The canonical name of ``lang`` (name or alias, case-insensitive, as every metric
     resolves it), or a ``ValueError`` listing the languages TSED supports."""
-    if isinstance(lang, (list, tuple)) and len(lang) == 1:
-        lang = lang[0]
-    supported = ", ".join(sorted(TSED_LANGUAGES))
-    if not isinstance(lang, str):
-        raise TypeError(f"`lang` must be a language name such as 'python', got "
-                        f"{type(lang).__name__}. Supported: {supported}.")
-    try:
-        key = resolve_language(lang).name
-    except ValueError:
-        key = ""
-    if key not in TSED_LANGUAGES:
-        raise ValueError(f"Unknown language {lang!r} for `lang` of tsed. Supported: {supported}.")
-    return key
+    from .languages import resolve
+
+    return resolve(lang, part="tsed", user="tsed").name
+
+
+def _parser(lang: str) -> Any:
+    """The parser TSED reads ``lang`` (a canonical name) with: the pack's grammar, or the
+    language's own for a language without one in the pack."""
+    from .languages import resolve
+
+    language = resolve(lang, part="tsed")
+    assert language.tsed is not None
+    if language.tsed.pack:
+        return _pack_parser(language.tsed.pack)
+    if language.parsing is None:
+        raise ValueError(f"tsed: {language.name!r} names no grammar of the pack and has no "
+                         "parsing part of its own.")
+    from .core.parsing import parser_for
+
+    return parser_for(language.parsing)
 
 
 @cache
@@ -113,12 +111,12 @@ def _pack_parser(pack_name: str) -> Any:
             f"tsed package is checked against); {installed} is installed. Fix: pip install "
             f"'{GRAMMAR_PACK}=={GRAMMAR_PACK_VERSION}'."
         )
-    return get_parser(pack_name)  # type: ignore[arg-type]  # one of TSED_LANGUAGES
+    return get_parser(pack_name)  # type: ignore[arg-type]  # a language's TSED part
 
 
 def sexp(code: str, lang: str) -> str:
     """tree-sitter's S-expression of ``code``, as the ``tsed`` package prints it."""
-    parser = _pack_parser(TSED_LANGUAGES[resolve_tsed_language(lang)])
+    parser = _parser(resolve_tsed_language(lang))
     source = code.encode("utf-8", errors="surrogatepass")
     return str(parser.parse(source).root_node)
 
@@ -177,7 +175,7 @@ def sexp_tree(text: str) -> tuple[Tree, int]:
 def typed_tree(code: str, lang: str) -> tuple[Tree, int]:
     """The named nodes of ``code``'s tree-sitter tree, each labelled by its type (the
     ``tree="types"`` reading), and their number."""
-    parser = _pack_parser(TSED_LANGUAGES[resolve_tsed_language(lang)])
+    parser = _parser(resolve_tsed_language(lang))
     root = parser.parse(code.encode("utf-8", errors="surrogatepass")).root_node
     labels: list[str] = []
     children: list[list[int]] = []
@@ -221,7 +219,7 @@ def tsed_similarity(
 def tsed(
     prediction: str,
     reference: str,
-    lang: str = "python",
+    lang: str = DEFAULT_LANGUAGE,
     weights: Sequence[float] = DEFAULT_WEIGHTS,
     tree: str = "sexp",
 ) -> float:
@@ -282,11 +280,11 @@ class TsedMetric(MeanOfItems):
     seconds_per_1k_chars = 0.7  # benchmarks/metric_cost.py, worst case (quadratic tree edit distance)
     scale = 1.0
     higher_is_better = True
-    languages = tuple(sorted(TSED_LANGUAGES))
+    languages = covering("tsed")
     runs_code = False
 
     def __init__(
-        self, lang: Any = "python", weights: Any = DEFAULT_WEIGHTS, tree: str = "sexp"
+        self, lang: Any = DEFAULT_LANGUAGE, weights: Any = DEFAULT_WEIGHTS, tree: str = "sexp"
     ) -> None:
         self.lang = resolve_tsed_language(lang)
         self.weights = _check_weights(weights)
@@ -345,7 +343,7 @@ def compute_tsed(
         resolve_tsed_language(lang) != resolve_tsed_language(language)
     ):
         raise ValueError(f"`lang`={lang!r} and `language`={language!r} disagree; give one.")
-    chosen = lang if lang is not None else language if language is not None else "python"
+    chosen = lang if lang is not None else language if language is not None else DEFAULT_LANGUAGE
     metric = TsedMetric(lang=chosen, weights=(deletion_weight, insertion_weight, rename_weight),
                         tree=tree)
     preds, refs = check_inputs(predictions, references)

@@ -42,6 +42,7 @@ import numpy as np
 
 from ..core.languages import resolve_language
 from ..core.tokenizers import tranx_tokenize
+from ..languages import DEFAULT_LANGUAGE
 from ..metric import Metric
 
 #: ``tokenize`` choices: the study's code tokenizer and sacrebleu's offline tokenizers.
@@ -258,7 +259,7 @@ class BleuMetric(Metric):
 
     def __init__(
         self,
-        lang: str = "python",
+        lang: str = DEFAULT_LANGUAGE,
         tokenize: str = "code",
         lowercase: bool = False,
         smooth_method: str = "exp",

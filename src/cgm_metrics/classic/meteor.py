@@ -20,6 +20,7 @@ from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import single_meteor_score
 
 from ..core.languages import resolve_language
+from ..languages import DEFAULT_LANGUAGE
 from ..metric import MeanOfItems
 from .tokens import token_function
 from .wordnet import WORDNET_VERSION, load_wordnet
@@ -88,7 +89,7 @@ class MeteorMetric(MeanOfItems):
 
     def __init__(
         self,
-        lang: str = "python",
+        lang: str = DEFAULT_LANGUAGE,
         tokenize: str = "code",
         alpha: float = 0.9,
         beta: float = 3.0,

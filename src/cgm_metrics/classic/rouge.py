@@ -38,6 +38,7 @@ import numpy as np
 from rapidfuzz.distance import Indel, LCSseq
 
 from ..core.languages import resolve_language
+from ..languages import DEFAULT_LANGUAGE
 from ..metric import MeanOfItems
 from .tokens import token_function
 
@@ -334,7 +335,7 @@ class RougeLMetric(_Rouge):
     description = "Longest-common-subsequence F-measure (rouge-score or the rouge package), 0-1."
     seconds_per_1k_chars = 0.0021  # benchmarks/metric_cost.py, worst case
 
-    def __init__(self, lang: str = "python", tokenize: str = "code",
+    def __init__(self, lang: str = DEFAULT_LANGUAGE, tokenize: str = "code",
                  implementation: str = "rouge-score") -> None:
         options: dict[str, Any] = {"tokenize": tokenize}
         if implementation != "rouge-score":
@@ -360,7 +361,7 @@ class RougeNMetric(_Rouge):
     description = "N-gram overlap F-measure (rouge-score or the rouge package), n = 1..9."
     seconds_per_1k_chars = 0.003  # benchmarks/metric_cost.py, worst case
 
-    def __init__(self, lang: str = "python", n: int = 2, tokenize: str = "code",
+    def __init__(self, lang: str = DEFAULT_LANGUAGE, n: int = 2, tokenize: str = "code",
                  implementation: str = "rouge-score") -> None:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= 9:
             raise ValueError(f"`n` must be an integer from 1 to 9 (ROUGE-1 .. ROUGE-9), got {n!r}.")
@@ -389,7 +390,7 @@ class RougeWMetric(_Rouge):
     description = "Weighted LCS F-measure (Lin 2004): consecutive matches weigh more."
     seconds_per_1k_chars = 0.16  # benchmarks/metric_cost.py, worst case (quadratic in tokens)
 
-    def __init__(self, lang: str = "python", tokenize: str = "code", weight: float = 1.2) -> None:
+    def __init__(self, lang: str = DEFAULT_LANGUAGE, tokenize: str = "code", weight: float = 1.2) -> None:
         if (isinstance(weight, bool) or not isinstance(weight, (int, float, np.integer,
                                                                 np.floating))
                 or not math.isfinite(weight) or weight < 1):

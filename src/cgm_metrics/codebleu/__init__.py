@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .functions import calc_codebleu, compute_codebleu
-from .options import CODEBLEU_LANGUAGES, DATAFLOW_MODES, OUT_OF_THE_BLEU_WEIGHTS
+from .options import DATAFLOW_MODES, OUT_OF_THE_BLEU_WEIGHTS, codebleu_languages
 from .score import COMPONENTS
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ __all__ = [
     "OUT_OF_THE_BLEU_WEIGHTS",
     "CodeBleuMetric",
     "calc_codebleu",
+    "codebleu_languages",
     "compute_codebleu",
 ]
 
@@ -31,4 +32,6 @@ def __getattr__(name: str) -> Any:
         from .metric import CodeBleuMetric
 
         return CodeBleuMetric
+    if name == "CODEBLEU_LANGUAGES":  # the languages with a CodeBLEU part, read when asked
+        return tuple(codebleu_languages())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

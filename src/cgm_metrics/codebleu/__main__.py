@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 
 from .functions import compute_codebleu
-from .options import CODEBLEU_LANGUAGES, DATAFLOW_MODES, codebleu_language
+from .options import DATAFLOW_MODES, codebleu_language, codebleu_languages
 
 
 def read_lines(path: str) -> list[str]:
@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--hyp", required=True, help="hypothesis file")
     parser.add_argument(
         "--lang", required=True,
-        help=f"programming language: {', '.join(CODEBLEU_LANGUAGES)} (or an alias such as js)",
+        help=f"programming language: {', '.join(codebleu_languages())} (or an alias such as js)",
     )
     parser.add_argument("--params", default="0.25,0.25,0.25,0.25",
                         help="alpha,beta,gamma,theta: the weights of the four components")

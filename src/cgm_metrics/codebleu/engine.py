@@ -23,7 +23,7 @@ from typing import Any
 from .. import native
 from .options import CodeBleuOptions
 from .score import N_COLUMNS, SYNTAX_MATCH
-from .tables import MAX_DEPTH, SCANNED_STYLES, CommentStyle, DataflowRules
+from .tables import MAX_DEPTH, CommentStyle, DataflowRules, scanned_style
 
 BATCH_ITEMS = 256  # items per batch: bounds the memory of the flat arrays
 ERROR_KIND = 65535
@@ -207,23 +207,26 @@ class LanguageTables:
         self.parse = tree_sitter.Parser(grammar).parse
         self.language_pointer = _grammar_pointer(spec)
         self.compiled_walk = False  # decided by _check_compiled_walk
+        self.probe = ""  # the language's snippet walked both ways before that decision
 
 
 @cache
 def language_tables(lang: str, rules: DataflowRules) -> LanguageTables:
-    from ..core.languages import resolve_language
+    from ..languages import resolve
 
-    tables = LanguageTables(library(), resolve_language(lang), rules)
+    language = resolve(lang, part="codebleu", user="CodeBLEU")
+    tables = LanguageTables(library(), language.parsing, rules)
+    tables.probe = language.codebleu.probe if language.codebleu is not None else ""
     tables.compiled_walk = _check_compiled_walk(tables)
     return tables
 
 
 def _grammar_pointer(spec: Any) -> int | None:
     """The grammar's TSLanguage pointer, from the capsule its wheel hands out."""
-    import importlib
+    from ..languages.parts import grammar_object
 
     try:
-        capsule = getattr(importlib.import_module(spec.module), spec.function)()
+        capsule = grammar_object(spec.module, spec.function)
         get = ctypes.pythonapi.PyCapsule_GetPointer
         get.restype = ctypes.c_void_p
         get.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -234,51 +237,6 @@ def _grammar_pointer(spec: Any) -> int | None:
 
 # -- walking trees ------------------------------------------------------------------------
 
-# a snippet per language with fields, aliases, hidden and extra nodes and an error, walked
-# both ways before the compiled walk is trusted
-_JAVASCRIPT_PROBE = (
-    "function f(a, b = 1, ...c) { for (let i = 0; i < a; i++) { a += i; } // c\n"
-    "  const {x, y: z} = b; return a ? `${x}` : -a; }\nclass C extends D { m() { return this.x; } }"
-    "\nlet x = ;"
-)
-PROBES = {
-    "python": "@d\ndef f(a, *b, c=1, **d) -> int:\n    'doc'  # c\n    for x, y in z:\n"
-              "        a += x if y else -y\n    return [a for a in b if a], {**d}, f'{a!r}'\n"
-              "class C(D): pass\nx = (\n",
-    "ruby": "def f(a, b = 1)\n  a.each { |x| b += x } # c\n  for i in 1..3 do b *= i end\n"
-            "  b ? a : \"#{b}\"\nend\nx = (",
-    "java": "class A extends B implements C { int f(int a, int[] b) { for (int i = 0; i < b.length; "
-            "i++) { a += b[i]; } /* c */ if (a > 0) { return a; } else { return -a; } } "
-            "String s = \"x\"; }\nint x = ;",
-    "c": "int f(int a, char *b) { for (int i = 0; i < a; i++) { a += b[i]; } // c\n"
-         "if (a) return a; else return -a; }\nstruct S { int x; } s = {1};\nint y = ;",
-    "cpp": "template <typename T> class A : public B { T f(T a) { for (auto i : v) { a += i; } "
-           "return a ? a : -a; } }; // c\nint x = ;",
-    "c_sharp": "class A : B { int F(int a, int[] b) { foreach (var i in b) { a += i; } // c\n"
-               "if (a > 0) { return a; } else { return -a; } } }\nint x = ;",
-    "javascript": _JAVASCRIPT_PROBE,
-    "typescript": _JAVASCRIPT_PROBE.replace("(a, b = 1", "(a: number, b = 1"),
-    "php": "<?php\nfunction f($a, $b = 1) { foreach ($b as $k => $v) { $a += $v; } // c\n"
-           "if ($a > 0) { return $a; } else { return -$a; } }\nclass C { public $x = 1; }\n$x = ;",
-    "go": "package main\nfunc f(a int, b []int) int { for i := 0; i < a; i++ { a += b[i] } // c\n"
-          "for _, v := range b { a += v }; if a > 0 { return a } else { return -a } }\nvar x = ",
-    "rust": "fn f(a: i32, b: &[i32]) -> i32 { let mut s = a; for v in b { s += v; } // c\n"
-            "match s { 0 => 1, _ => s } }\nstruct S { x: i32 }\nlet x = ;",
-    "kotlin": "fun f(a: Int, b: List<Int>): Int { var s = a; for (v in b) { s += v } // c\n"
-              "return if (s > 0) s else -s }\nclass C(val x: Int)\nval y = ",
-    "swift": "func f(a: Int, b: [Int]) -> Int { var s = a; for v in b { s += v } // c\n"
-             "if s > 0 { return s } else { return -s } }\nstruct S { let x: Int }\nlet y = ",
-    "scala": "def f(a: Int, b: List[Int]): Int = { var s = a; for (v <- b) { s = s + v } // c\n"
-             "if (s > 0) s else -s }\nclass C(x: Int)\nval y = ",
-    "lua": "local function f(a, b) local s = a for _, v in ipairs(b) do s = s + v end -- c\n"
-           "if s > 0 then return s else return -s end end\nlocal t = {x = 1}\nlocal y = ",
-    "bash": "f() { local s=$1; for v in \"$@\"; do s=$((s + v)); done # c\n"
-            "if [ \"$s\" -gt 0 ]; then echo \"$s\"; else echo 0; fi; }\nx=(1 2)\ny=$(( ",
-    "haskell": "f :: Int -> [Int] -> Int\nf a b = s where s = a + sum [v | v <- b] -- c\n"
-               "g x = if x > 0 then x else negate x\ndata S = S { x :: Int }\ny = ",
-    "julia": "function f(a, b::Vector{Int}) s = a; for v in b s += v end # c\n"
-             "s > 0 ? s : -s end\nstruct S x::Int end\ny = ",
-}
 _GENERIC_PROBE = "x = (1, y) + f(z) // c\n"
 HEADER = object.__basicsize__  # where py-tree-sitter's Tree object holds its TSTree pointer
 
@@ -301,7 +259,7 @@ def _check_compiled_walk(tables: LanguageTables) -> bool:
     if not known or tables.language_pointer is None:
         return False
     lib = library()
-    source = PROBES.get(tables.spec.name, _GENERIC_PROBE).encode()
+    source = (tables.probe or _GENERIC_PROBE).encode()
     tree = tables.parse(source)
     if lib.cgm_tree_language(id(tree), HEADER) != tables.language_pointer:
         return False
@@ -491,7 +449,7 @@ def strip_comments(texts: list[str], style: str) -> list[str]:
     if style == "python":
         code, scanned = PYTHON_STYLE, None
     else:
-        code, scanned = SCANNED_STYLE, ctypes.byref(_comment_style(SCANNED_STYLES[style]))
+        code, scanned = SCANNED_STYLE, ctypes.byref(_comment_style(scanned_style(style)))
     _check(library().cgm_strip_comments(code, scanned, data, _address(starts), len(texts), out,
                                         _address(lengths)), "comment removal")
     raw = out.raw

@@ -29,8 +29,8 @@ def calc_codebleu(
     (references first), same numbers, same five keys.
 
     ``references``: a string or a list of strings per item; ``predictions``: one string per
-    item; ``lang``: required, one of the package's ten languages, or typescript, kotlin, swift,
-    scala, lua, bash, haskell, julia, or an alias such as "js" (``CODEBLEU_LANGUAGES``);
+    item; ``lang``: required, one of the package's ten languages or another language with a
+    CodeBLEU part (``codebleu_languages()``, ``cgm modules --languages``), or an alias;
     ``weights``: alpha, beta, gamma, theta; ``tokenizer``: a callable
     str -> list of str for the two n-gram components (None: whitespace, as in the package);
     ``keywords_dir``: a folder with ``<lang>.txt`` (one keyword a line) replacing the

@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from ..languages import DEFAULT_LANGUAGE, covering
 from ..metric import Metric
 from . import score
-from .options import CODEBLEU_LANGUAGES, CodeBleuOptions
+from .options import CodeBleuOptions
 from .score import COLUMN_NAMES, N_COLUMNS
 from .statistics import statistics_rows
 
@@ -35,12 +36,12 @@ class CodeBleuMetric(Metric):
     description = ("The mean of four parts, 0-1: n-gram match (BLEU), weighted n-gram match "
                    "(keywords count more), syntax match (AST subtrees) and dataflow match "
                    "(variable dependencies). Identical to the codebleu package.")
-    languages = CODEBLEU_LANGUAGES
+    languages = covering("codebleu")
     seconds_per_1k_chars = 0.011  # benchmarks/metric_cost.py, worst case
 
     def __init__(
         self,
-        lang: object = "python",
+        lang: object = DEFAULT_LANGUAGE,
         weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
         dataflow: str = "package",
         set_order: str = "package",

@@ -8,24 +8,37 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..core.languages import LanguageSpec, resolve_language
-from .keywords import KEYWORDS
-from .tables import COMMENT_STYLES, RULES, DataflowRules
+from ..core.languages import LanguageSpec
+from ..errors import UnsupportedLanguageError
+from ..languages import Language, names, resolve
+from .tables import DataflowRules, comment_style_name
 
-# the package's ten languages (c, c_sharp, cpp, go, java, javascript, php, python, ruby,
-# rust), TypeScript, and the languages the package does not have; sorted, as every language
-# list of the library (menus, errors, metric metadata)
-CODEBLEU_LANGUAGES = (
-    "bash", "c", "c_sharp", "cpp", "go", "haskell", "java", "javascript", "julia", "kotlin",
-    "lua", "php", "python", "ruby", "rust", "scala", "swift", "typescript",
-)  # fmt: skip
 DATAFLOW_MODES = ("package", "zero", "renormalize")
 SET_ORDERS = ("package", "source")
 OUT_OF_THE_BLEU_WEIGHTS = (0.1, 0.1, 0.4, 0.4)
 
 
+def codebleu_languages() -> list[str]:
+    """The languages with a CodeBLEU part (their modules' ``codebleu``), sorted: the
+    package's ten, and the others of :mod:`cgm_metrics.languages`, plugins included."""
+    return names("codebleu")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CODEBLEU_LANGUAGES":  # read when asked, so that plugin languages count
+        return tuple(codebleu_languages())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def codebleu_language(lang: object) -> LanguageSpec:
-    """The registry row of ``lang`` if CodeBLEU has it.
+    """The parsing row of ``lang`` if CodeBLEU has it (:func:`codebleu_language_of`)."""
+    spec = codebleu_language_of(lang).parsing
+    assert spec is not None
+    return spec
+
+
+def codebleu_language_of(lang: object) -> Language:
+    """The language ``lang`` names if CodeBLEU has it.
 
     ``lang`` is a name or alias, or a list of one name repeated (the k4black/codebleu evaluate
     module takes a list and reads its first element; a list naming several languages is an
@@ -34,7 +47,7 @@ def codebleu_language(lang: object) -> LanguageSpec:
     if lang is None:
         raise ValueError(
             "CodeBLEU needs `lang`, as the codebleu package does: one of "
-            f"{', '.join(CODEBLEU_LANGUAGES)}; e.g. lang=\"java\"."
+            f"{', '.join(codebleu_languages())}; e.g. lang=\"java\"."
         )
     if isinstance(lang, (list, tuple)) and lang and all(isinstance(x, str) for x in lang):
         if len({x.strip().lower() for x in lang}) > 1:
@@ -44,18 +57,14 @@ def codebleu_language(lang: object) -> LanguageSpec:
             )
         lang = lang[0]
     try:
-        spec = resolve_language(lang)
-    except ValueError:  # not a language at all: name CodeBLEU's, not every metric's
-        raise ValueError(
-            f"CodeBLEU does not know lang={lang!r}. Supported languages: "
-            f"{', '.join(CODEBLEU_LANGUAGES)} (or an alias such as js, kt, sh)."
-        ) from None
-    if spec.name not in CODEBLEU_LANGUAGES:
-        raise ValueError(
-            f"CodeBLEU does not support lang={spec.name!r}. Supported languages: "
-            f"{', '.join(CODEBLEU_LANGUAGES)}."
-        )
-    return spec
+        return resolve(lang, part="codebleu", user="CodeBLEU")
+    except UnsupportedLanguageError as error:
+        if str(error).startswith("Unknown language"):  # name CodeBLEU's, not every metric's
+            raise UnsupportedLanguageError(
+                f"CodeBLEU does not know lang={lang!r}. Supported languages: "
+                f"{', '.join(codebleu_languages())} (or an alias such as js, kt, sh)."
+            ) from None
+        raise
 
 
 def check_weights(weights: object) -> tuple[float, float, float, float]:
@@ -151,7 +160,10 @@ class CodeBleuOptions:
         tokenizer: Callable[[str], list[str]] | None = None,
         keywords: Iterable[str] | None = None,
     ) -> None:
-        spec = codebleu_language(lang)
+        language = codebleu_language_of(lang)
+        spec = language.parsing
+        part = language.codebleu
+        assert spec is not None and part is not None
         if set_order not in SET_ORDERS:
             raise ValueError(f"`set_order` must be 'package' or 'source'; got {set_order!r}.")
         checked_weights = check_weights(weights)
@@ -165,9 +177,9 @@ class CodeBleuOptions:
         self.set_order: str = set_order
         self.tokenize = check_tokenizer(tokenizer)
         self.custom_tokenizer = tokenizer is not None
-        self.keywords = frozenset(KEYWORDS[spec.name]) if keywords is None else check_keywords(keywords)
-        self.rules: DataflowRules = RULES[spec.name]
-        self.comment_style: str = COMMENT_STYLES.get(spec.name, "c")
+        self.keywords = frozenset(part.keywords) if keywords is None else check_keywords(keywords)
+        self.rules: DataflowRules = part.rules
+        self.comment_style: str = comment_style_name(spec.name, part)
         self.options: dict[str, Any] = {
             "lang": spec.name, "weights": checked_weights, "dataflow": dataflow,
             "set_order": set_order,

@@ -9,7 +9,7 @@ kept as it is. These rules decide which tree is compared, so parity needs them e
 
 The regular expression is one :class:`~.tables.CommentStyle` of a scanner that reads its
 markers as data; the languages the package does not have (Lua, Bash, Haskell, Julia) are
-other rows of ``tables.SCANNED_STYLES``.
+other languages' styles (``tables.scanned_style``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from .tables import SCANNED_STYLES, CommentStyle
+from .tables import CommentStyle, scanned_style
 
 
 def _non_blank_lines(text: str) -> str:
@@ -299,13 +299,13 @@ def _strip_scanned(source: str, style: CommentStyle) -> str:
 
 def remove_comments(source: str, style: str) -> str:
     """Comments removed as the package does; ``style`` is "python", "none" or a style of
-    ``tables.SCANNED_STYLES`` ("c" for the package's C family)."""
+    ``tables.comment_style_name`` ("c" for the package's C family)."""
     try:
         if style == "python":
             fast = _strip_python_fast(source)
             return _strip_python(source) if fast is None else fast
         if style == "none":
             return source
-        return _strip_scanned(source, SCANNED_STYLES[style])
+        return _strip_scanned(source, scanned_style(style))
     except Exception:  # the package swallows every failure and keeps the text
         return source

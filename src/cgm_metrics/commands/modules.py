@@ -1,5 +1,6 @@
 """``cgm modules``: the evaluate modules shipped with the package and their folders; with
-``--languages``, the languages code_eval and edit_sim can run programs in on this machine."""
+``--languages``, every language with its parts (parsing, CodeBLEU, TSED, RUBY's graphs,
+execution) and whether code_eval and edit_sim can run its programs on this machine."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ that evaluate.load accepts offline (the same modules as evaluate.load("cgm/<name
 examples:
   cgm modules
   cgm modules codebleu        # only the path, e.g. for evaluate.load("$(cgm modules codebleu)")
-  cgm modules --languages     # the languages code_eval can run here (lang=), with each
-                              # toolchain's version, or the package that is missing
+  cgm modules --languages     # every language (lang=) with its parts; those code_eval can
+                              # run here with each toolchain's version, or what is missing
 
 In Python: evaluate.load(cgm_metrics.module_path("codebleu")).
 """
@@ -32,8 +33,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("name", nargs="?", help="print only the path of this module")
     parser.add_argument(
         "--languages", action="store_true",
-        help="list the execution languages of code_eval and edit_sim (lang=): which can run "
-             "here, with their compilers' versions, and what to install for the others",
+        help="list the languages (lang=) with their parts, which can run programs here "
+             "(code_eval, edit_sim), with their compilers' versions, and what to install for "
+             "the others",
     )
     parser.set_defaults(run=run)
 
@@ -59,22 +61,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def list_languages() -> int:
-    """One line per execution language: whether programs can run here, the tools found (with
-    their versions) or what to install."""
+    """One line per language (:mod:`cgm_metrics.languages`, plugins included): whether its
+    programs can run here (``yes``, ``no``, or ``-`` without an execution part), the parts
+    it has, the tools found (with their versions) or what to install."""
+    from .. import languages
     from ..execution.languages import describe_languages
 
-    rows = describe_languages(versions=True)
-    width = max(len(row["name"]) for row in rows)
-    for row in rows:
-        aliases = f" (also {', '.join(row['aliases'])})" if row["aliases"] else ""
-        if row["available"]:
+    rows = {row["name"]: row for row in describe_languages(versions=True)}
+    described = languages.describe()
+    width = max(len(row["name"]) for row in described)
+    for language in described:
+        aliases = f" (also {', '.join(language['aliases'])})" if language["aliases"] else ""
+        parts = "[" + " ".join(language["parts"]) + "]"
+        row = rows.get(language["name"])
+        if row is None:
+            print(f"{language['name']:<{width}}  -    {parts} no execution part{aliases}")
+        elif row["available"]:
             found = "; ".join(_tool_line(name, path, row["versions"].get(name, ""))
                               for name, path in row["tools"].items())
-            print(f"{row['name']:<{width}}  yes  {found}{aliases}")
+            print(f"{language['name']:<{width}}  yes  {parts} {found}{aliases}")
         else:
-            print(f"{row['name']:<{width}}  no   {row['reason']}{aliases}")
-    missing = sum(not row["available"] for row in rows)
-    print(f"{len(rows) - missing} of {len(rows)} languages can run here"
+            print(f"{language['name']:<{width}}  no   {parts} {row['reason']}{aliases}")
+    missing = sum(not row["available"] for row in rows.values())
+    print(f"{len(described)} languages; {len(rows) - missing} of {len(rows)} execution "
+          "languages can run here"
           + (f"; install the packages named above for the other {missing}." if missing else "."))
     return 0
 

@@ -6,9 +6,10 @@ traceback from deep inside a metric.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from typing import Any
+
+from ..errors import did_you_mean  # noqa: F401 - where its callers import it
 
 
 def _describe(value: object) -> str:
@@ -269,14 +270,3 @@ def check_batch(
         described = ", ".join(f"`{name}` has {n}" for name, n in lengths.items())
         raise ValueError(f"The inputs differ in length ({described}); give one entry per item.")
     return checked
-
-
-def did_you_mean(value: object, choices: Iterable[str]) -> str:
-    """`` Did you mean 'codebleu'?`` for the valid name closest to a misspelt one (case and
-    ``-``/``_`` ignored), or ``""`` when none is close. Appended to every "unknown name" error."""
-    if not isinstance(value, str) or not value.strip():
-        return ""
-    folded = {choice.lower().replace("-", "_"): choice for choice in choices}
-    key = value.strip().lower().replace("-", "_")
-    close = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
-    return f" Did you mean {folded[close[0]]!r}?" if close else ""

@@ -26,6 +26,11 @@ def _parser(name: str) -> Parser:
     return Parser(resolve_language(name).grammar)
 
 
+def parser_for(spec: LanguageSpec) -> Parser:
+    """The (shared) tree-sitter parser of a language's grammar."""
+    return _parser(spec.name)
+
+
 @dataclass(frozen=True)
 class ParsedCode:
     """A snippet with its tree. Node positions are byte offsets into ``source``."""

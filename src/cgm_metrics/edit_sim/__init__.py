@@ -1,7 +1,7 @@
-"""EDIT-SIM, COMBINED and pass@k (Dibia et al., 2023; Chen et al., 2021), with a sandbox that
-runs unit tests only on explicit opt-in."""
+"""EDIT-SIM and COMBINED (Dibia et al., 2023): the maths. Running the unit tests (the
+``edit_sim`` evaluate module's body, only on explicit opt-in) is the execution package's
+(``execution.edit_sim_module``); pass@k is ``execution.passk``."""
 
-from ..execution.passk import pass_at_k, pass_at_k_per_task
 from .similarity import (
     UNITS,
     EditSimMetric,
@@ -18,6 +18,4 @@ __all__ = [
     "combined_values",
     "edit_similarities",
     "edit_similarity",
-    "pass_at_k",
-    "pass_at_k_per_task",
 ]

@@ -17,6 +17,7 @@ from rapidfuzz.distance import Levenshtein
 from ..core.inputs import check_inputs
 from ..core.languages import resolve_language
 from ..core.tokenizers import code_tokens
+from ..languages import DEFAULT_LANGUAGE
 from ..metric import MeanOfItems
 
 UNITS = ("char", "token")
@@ -127,7 +128,7 @@ class EditSimMetric(MeanOfItems):
     seconds_per_1k_chars = 0.0005  # benchmarks/metric_cost.py, worst case
 
     def __init__(
-        self, lang: str = "python", unit: str = "char", passed: Any = None, **options: Any
+        self, lang: str = DEFAULT_LANGUAGE, unit: str = "char", passed: Any = None, **options: Any
     ) -> None:
         resolve_language(lang)  # EDIT-SIM ignores the language, but a typo is still an error
         super().__init__(lang=lang, unit=check_unit(unit), **options)

@@ -13,8 +13,8 @@ each result a dict with ``task_id``, ``passed``, ``result`` (``"passed"``, ``"ti
 ``verdict`` (MultiPL-E's: ``"OK"``, ``"Exception"``, ``"SyntaxError"``, ``"Timeout"``...). As in
 code_eval a candidate's program is ``candidate + "\\n" + test``, run in a fresh namespace.
 
-``lang`` (default ``"python"``) runs the programs in another language: C++, Java, JavaScript,
-TypeScript, Go, Rust, PHP, Ruby, Lua or Bash (MultiPL-E's layout: prompt + completion, then the
+``lang`` (default ``"python"``) runs the programs in another language with an execution part
+(``cgm modules --languages`` lists them; MultiPL-E's layout: prompt + completion, then the
 tests), compiled where needed, every step in the sandbox (see ``execution.languages``).
 
 Limits (``memory_mb``, ``max_processes``, ``max_file_mb``; ``timeout`` as in code_eval) have
@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..edit_sim.similarity import check_unit, combined_values, edit_similarity
+from ..languages import DEFAULT_LANGUAGE
 from .languages import get_language, run_sources
 from .passk import pass_at_k_per_task
 from .problems import candidate_program
@@ -188,7 +189,7 @@ def compute_code_eval(
     memory_mb: Any = None,
     max_processes: Any = None,
     max_file_mb: Any = None,
-    lang: Any = "python",
+    lang: Any = DEFAULT_LANGUAGE,
     extract: Any = False,
 ) -> tuple[dict[str, Any], defaultdict]:
     """code_eval's ``(pass_at_k, results)``; ``solutions`` (a reference solution, or a list of

@@ -11,34 +11,38 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-_VERSIONS: dict[str, str] = {}  # tool path -> version line, asked once per process
+_VERSIONS: dict[tuple[str, tuple[str, ...]], str] = {}  # tool -> version line, asked once
 
 
-def _version(path: str) -> str:
-    if path not in _VERSIONS:
+def _version(path: str, arguments: tuple[str, ...]) -> str:
+    if (path, arguments) not in _VERSIONS:
         from .languages import tool_version
 
-        _VERSIONS[path] = tool_version(path)
-    return _VERSIONS[path]
+        _VERSIONS[(path, arguments)] = tool_version(path, arguments)
+    return _VERSIONS[(path, arguments)]
 
 
 def toolchains(languages: Iterable[str]) -> dict[str, dict[str, str]]:
-    """``{language: {tool: version line}}`` of each language (Python: this interpreter)."""
-    from .languages import ToolchainMissingError, find_toolchain
+    """``{language: {tool: version line}}`` of each language (a language run by the
+    sandbox's own interpreter: this Python)."""
+    from .languages import ToolchainMissingError, find_toolchain, get_language
 
     out: dict[str, dict[str, str]] = {}
     for language in sorted(set(languages)):
-        if language == "python":
-            out[language] = {"python": f"Python {platform.python_version()} "
-                                       f"({platform.python_implementation()})"}
-            continue
         try:
+            spec = get_language(language)
+            if spec.in_interpreter:
+                out[language] = {"python": f"Python {platform.python_version()} "
+                                           f"({platform.python_implementation()})"}
+                continue
             tools = find_toolchain(language).tools
         except (ToolchainMissingError, ValueError) as error:
             out[language] = {"missing": str(error)}
             continue
-        out[language] = {name: _version(path) or os.path.basename(path)
-                         for name, path in sorted(tools.items())}
+        shown = {tool.name: tool.version for tool in spec.tools
+                 if tool.kind == "executable" and not tool.check}  # not a file or a library
+        out[language] = {name: (_version(path, shown[name]) if name in shown else "")
+                         or os.path.basename(path) for name, path in sorted(tools.items())}
     return out
 
 

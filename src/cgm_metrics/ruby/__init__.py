@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from ..core.languages import resolve_language
+from ..languages import DEFAULT_LANGUAGE, covering
 from ..metric import MeanOfItems
 from .ged import graph_edit_distance, graph_similarity
-from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph, statement_graph
+from .pdg import ProgramGraph, pdg_languages, program_graph, statement_graph
 from .scoring import (
     LEVELS,
     MAX_GRAPH_EDGES,
@@ -42,14 +43,14 @@ class RubyMetric(MeanOfItems):
 
     name = "ruby"
     display_name = "RUBY"
-    description = ("Similarity of program-dependence graphs (Python, Java, JavaScript), or of "
+    description = ("Similarity of program-dependence graphs (languages with graph rules), or of "
                    "syntax trees when the graph cannot be built, or of token strings when the "
                    "code does not parse; 0-1. The level shows which one was used.")
     seconds_per_1k_chars = 0.017  # benchmarks/metric_cost.py, worst case
     #: the languages of the graph level (the tree and string levels take any language)
-    graph_languages = PDG_LANGUAGES
+    graph_languages = covering("pdg")
 
-    def __init__(self, lang: Any = "python", level: str | None = None, **options: Any) -> None:
+    def __init__(self, lang: Any = DEFAULT_LANGUAGE, level: str | None = None, **options: Any) -> None:
         if options:
             raise TypeError(
                 f"RubyMetric got unknown options {sorted(options)}; it takes `lang` and `level`."
@@ -87,7 +88,7 @@ class RubyMetric(MeanOfItems):
 def compute_ruby(
     predictions: Any,
     references: Any,
-    lang: Any = "python",
+    lang: Any = DEFAULT_LANGUAGE,
     return_per_sample: bool = False,
     level: str | None = None,
 ) -> dict[str, Any]:
@@ -122,7 +123,7 @@ __all__ = [
     "MAX_GRAPH_NODES",
     "MAX_TREE_CELLS",
     "MAX_TREE_NODES",
-    "PDG_LANGUAGES",
+    "pdg_languages",
     "ProgramGraph",
     "RubyMetric",
     "Tree",

@@ -17,7 +17,7 @@ statement-level PDG, whose nodes are statements (or predicate clauses such as ``
   the body and the loop header (loop-carried dependences; a linear-time over-approximation);
   function and class bodies see the enclosing definitions but do not leak theirs.
 
-Language differences are data (:data:`PDG_LANGUAGES`): which node types hold statements,
+Language differences are data (each language module's ``pdg`` part, a :class:`PdgSpec`): which node types hold statements,
 which fields hold bodies, which are loops, branches and scopes, which (parent, field)
 positions define or read a variable, and which wrappers are no node of the fine graph.
 """
@@ -29,139 +29,30 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from ..core.parsing import ParsedCode
+from ..languages.parts import PdgSpec
 
 MAX_DEPTH = 100  # statement nesting above this is not turned into a graph
 
 
-@dataclass(frozen=True)
-class PdgSpec:
-    """How to read statements and variables from one language's tree-sitter grammar."""
+def pdg_languages() -> dict[str, PdgSpec]:
+    """The languages with RUBY graph rules (their modules' ``pdg`` part), by name."""
+    from ..languages import iter_parts
 
-    containers: frozenset[str]  # node types whose named children are statements
-    body_fields: frozenset[str]  # fields that hold a single statement (unbraced bodies)
-    clauses: frozenset[str]  # predicate clauses that are nodes of their own
-    extra_statements: frozenset[str]  # statement types without a statement-like suffix
-    loops: frozenset[str]
-    branches: frozenset[str]
-    scopes: frozenset[str]
-    variables: frozenset[str]  # identifier node types that name variables
-    defines: frozenset[tuple[str, str]]  # (parent type, field) positions that define
-    define_and_use: frozenset[tuple[str, str]]  # compound assignment targets, x++
-    uses: frozenset[tuple[str, str]]  # positions that read even inside a definition
-    ignores: frozenset[tuple[str, str]]  # positions that are neither (attribute names)
-    patterns: frozenset[str]  # node types a definition passes through (tuples, params)
-    assignments_with_operator: frozenset[str]  # "x op= y" shares the node type of "x = y"
-    transparent: frozenset[str]  # syntax-only wrappers that are no node of the fine graph
+    return iter_parts("pdg")
 
 
-def _pairs(text: str) -> frozenset[tuple[str, str]]:
-    return frozenset(tuple(item.split(".")) for item in text.split())  # type: ignore[misc]
+def _pdg_spec(name: str) -> PdgSpec | None:
+    from ..languages import find
+
+    language = find(name)
+    return language.pdg if language is not None else None
 
 
-def _set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
+def __getattr__(name: str) -> object:
+    if name == "PDG_LANGUAGES":  # read when asked, so that plugin languages count
+        return pdg_languages()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-PDG_LANGUAGES: dict[str, PdgSpec] = {
-    "python": PdgSpec(
-        containers=_set("module block else_clause finally_clause"),
-        body_fields=frozenset(),
-        clauses=_set("elif_clause except_clause case_clause"),
-        extra_statements=_set("decorated_definition"),
-        loops=_set("for_statement while_statement"),
-        branches=_set("if_statement elif_clause try_statement match_statement"),
-        scopes=_set("function_definition class_definition decorated_definition"),
-        variables=_set("identifier"),
-        defines=_pairs(
-            "assignment.left for_statement.left named_expression.name function_definition.name "
-            "function_definition.parameters class_definition.name as_pattern.alias "
-            "aliased_import.alias import_statement.name import_from_statement.name "
-            "default_parameter.name typed_default_parameter.name global_statement.name"
-        ),
-        define_and_use=_pairs("augmented_assignment.left"),
-        uses=_pairs(
-            "default_parameter.value typed_default_parameter.value typed_parameter.type "
-            "typed_default_parameter.type assignment.type"
-        ),
-        ignores=_pairs(
-            "attribute.attribute keyword_argument.name for_in_clause.left lambda.parameters "
-            "aliased_import.name import_from_statement.module_name"
-        ),
-        patterns=_set(
-            "pattern_list tuple_pattern list_pattern tuple list parenthesized_expression "
-            "parameters typed_parameter list_splat_pattern dictionary_splat_pattern "
-            "as_pattern_target dotted_name list_splat"
-        ),
-        assignments_with_operator=frozenset(),
-        transparent=_set("module block expression_statement parenthesized_expression"),
-    ),
-    "java": PdgSpec(
-        containers=_set(
-            "program block class_body interface_body constructor_body "
-            "switch_block_statement_group enum_body_declarations"
-        ),
-        body_fields=_set("body consequence alternative"),
-        clauses=_set("catch_clause switch_block_statement_group"),
-        extra_statements=frozenset(),
-        loops=_set("for_statement enhanced_for_statement while_statement do_statement"),
-        branches=_set(
-            "if_statement try_statement switch_expression switch_statement "
-            "try_with_resources_statement"
-        ),
-        scopes=_set(
-            "method_declaration constructor_declaration class_declaration "
-            "interface_declaration enum_declaration record_declaration"
-        ),
-        variables=_set("identifier"),
-        defines=_pairs(
-            "variable_declarator.name assignment_expression.left enhanced_for_statement.name "
-            "formal_parameter.name catch_formal_parameter.name spread_parameter.name "
-            "class_declaration.name resource.name"
-        ),
-        define_and_use=_pairs("update_expression.None"),
-        uses=frozenset(),
-        ignores=_pairs(
-            "field_access.field method_invocation.name method_declaration.name "
-            "constructor_declaration.name"
-        ),
-        patterns=_set("variable_declarator"),
-        assignments_with_operator=_set("assignment_expression"),
-        transparent=_set("program block expression_statement parenthesized_expression"),
-    ),
-    "javascript": PdgSpec(
-        containers=_set(
-            "program statement_block class_body else_clause switch_body finally_clause"
-        ),
-        body_fields=_set("body consequence alternative"),
-        clauses=_set("catch_clause switch_case switch_default"),
-        extra_statements=frozenset(),
-        loops=_set("for_statement for_in_statement while_statement do_statement"),
-        branches=_set("if_statement try_statement switch_statement"),
-        scopes=_set(
-            "function_declaration generator_function_declaration class_declaration "
-            "method_definition"
-        ),
-        variables=_set(
-            "identifier shorthand_property_identifier shorthand_property_identifier_pattern"
-        ),
-        defines=_pairs(
-            "variable_declarator.name assignment_expression.left for_in_statement.left "
-            "function_declaration.name function_declaration.parameters "
-            "generator_function_declaration.name generator_function_declaration.parameters "
-            "method_definition.parameters arrow_function.parameters arrow_function.parameter "
-            "class_declaration.name catch_clause.parameter assignment_pattern.left"
-        ),
-        define_and_use=_pairs("augmented_assignment_expression.left update_expression.argument"),
-        uses=_pairs("assignment_pattern.right"),
-        ignores=_pairs("method_definition.name"),
-        patterns=_set(
-            "formal_parameters object_pattern array_pattern rest_pattern "
-            "pair_pattern parenthesized_expression"
-        ),
-        assignments_with_operator=frozenset(),
-        transparent=_set("program statement_block expression_statement parenthesized_expression"),
-    ),
-}
 
 _SUFFIXES = ("_statement", "_declaration", "_definition")
 
@@ -410,7 +301,7 @@ def statement_graph(parsed: ParsedCode, max_statements: int | None = None) -> Pr
     the variable. None when the language has no table, statements nest deeper than
     ``MAX_DEPTH`` or there are more than ``max_statements`` statements.
     """
-    spec = PDG_LANGUAGES.get(parsed.language.name)
+    spec = _pdg_spec(parsed.language.name)
     if spec is None:
         return None
     built = _statements_with_flow(parsed, spec, max_statements, True)
@@ -456,7 +347,7 @@ def program_graph(
     """
     from .syntax import node_parts  # the tree level's labels (syntax imports ted only)
 
-    spec = PDG_LANGUAGES.get(parsed.language.name)
+    spec = _pdg_spec(parsed.language.name)
     if spec is None:
         return None
     built = _statements_with_flow(parsed, spec, None, False)

@@ -17,8 +17,6 @@ The levels are not mixed: an item uses the first level that both snippets suppor
 
 from __future__ import annotations
 
-import ast
-import warnings
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
@@ -26,8 +24,9 @@ from rapidfuzz.distance import Levenshtein
 from ..core.languages import LanguageSpec, resolve_language
 from ..core.parsing import ParsedCode, parse, shared, shared_work, sharing
 from ..core.tokenizers import code_tokens
+from ..languages import DEFAULT_LANGUAGE
 from .ged import graph_similarity
-from .pdg import PDG_LANGUAGES, ProgramGraph, program_graph
+from .pdg import ProgramGraph, program_graph
 from .syntax import syntax_tree
 from .ted import Tree, edit_cells, tree_similarity
 
@@ -50,15 +49,13 @@ def check_level(level: object) -> str | None:
     )
 
 
-def _python_accepts(code: str) -> bool:
-    """Python's own parser agrees (as the published pipeline's ``ast.parse``)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences and the like
-            ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+def _accepts(language: LanguageSpec, code: str) -> bool:
+    """The language's own parser agrees, where its module has one (Python's ``ast.parse``,
+    as the published pipeline's)."""
+    from ..languages import find
+
+    found = find(language.name)
+    return found is None or found.accepts is None or found.accepts(code)
 
 
 @dataclass
@@ -88,8 +85,7 @@ class _Snippet:
             self._parsed = parse(self.code, self.language)
             ok = not self._parsed.has_error
             ok = ok and self._parsed.root.descendant_count <= 2 * MAX_TREE_NODES + 2
-            if ok and self.language.name == "python":
-                ok = _python_accepts(self.code)
+            ok = ok and _accepts(self.language, self.code)
             self._parsable = ok
         return self._parsable
 
@@ -107,7 +103,7 @@ class _Snippet:
     def graph(self) -> ProgramGraph | None:
         if self._graph is False:
             self._graph = None
-            if self.start == "graph" and self.language.name in PDG_LANGUAGES and self.parsable:
+            if self.start == "graph" and self.parsable:
                 self._graph = program_graph(self._parsed, MAX_GRAPH_NODES, MAX_GRAPH_EDGES)
         return self._graph  # type: ignore[return-value]
 
@@ -135,7 +131,7 @@ def _pair(prediction: _Snippet, reference: _Snippet) -> tuple[float, str]:
 def ruby_items(
     predictions: list[str],
     references: list[list[str]],
-    lang: str | LanguageSpec = "python",
+    lang: str | LanguageSpec = DEFAULT_LANGUAGE,
     level: str | None = None,
 ) -> tuple[list[float], list[str]]:
     """Per-item RUBY (maximum over references) and the level that gave it.
@@ -174,7 +170,7 @@ def ruby_items(
     return scores, levels
 
 
-def ruby(prediction: str, reference: str, lang: str = "python", level: str | None = None):
+def ruby(prediction: str, reference: str, lang: str = DEFAULT_LANGUAGE, level: str | None = None):
     """``(score, level)`` for one pair, as the published ``ruby(hypothesis, reference)``.
 
     >>> ruby("x = a + b", "x = a + b")

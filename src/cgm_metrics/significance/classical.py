@@ -216,3 +216,16 @@ def minimum_detectable_difference(
         f"detected at alpha={alpha:g} with power {power:g}"
     )
     return DetectableDifference(difference, target, alpha, power, standard_error, method, message)
+
+
+def metric_exact_test(metric: Any, stats_a: Any, stats_b: Any) -> dict[str, Any] | None:
+    """A metric's exact test of a pair of systems, where it has one: McNemar's on the
+    per-item verdicts its ``paired_outcomes(stats_a, stats_b)`` gives (pass@1 with one
+    sample a task): ``{"test", "only_a_passes", "only_b_passes", "both_pass",
+    "neither_passes", "p_value"}``; None otherwise."""
+    outcomes = getattr(metric, "paired_outcomes", None)
+    found = outcomes(stats_a, stats_b) if outcomes is not None else None
+    if found is None:
+        return None
+    a, b = found
+    return {"test": "mcnemar_exact", **mcnemar_exact(a, b).to_dict()}

@@ -9,9 +9,11 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import check_inputs
+from ..languages import DEFAULT_LANGUAGE
 from ..metric import Metric
 from ..registry import get_metric, is_metric, metrics
 from . import resampling
+from .classical import metric_exact_test
 from .paired import (
     CI_RESAMPLES,
     assemble_result,
@@ -70,7 +72,7 @@ def resolve_metric(metric: Any, metric_kwargs: dict | None = None) -> Any:
             known = ", ".join(sorted(set(SACREBLEU_NAMES) | set(metrics())))
             raise ValueError(f"Unknown metric {metric!r}. Available metrics: {known}, or a loaded evaluate module.")
         if runs_code(name):
-            kwargs.setdefault("lang", "python")  # code_eval's language
+            kwargs.setdefault("lang", DEFAULT_LANGUAGE)  # code_eval's language
         return get_metric(name, **kwargs)
     if callable(getattr(metric, "compute", None)) and hasattr(metric, "features"):
         return metric
@@ -164,8 +166,7 @@ def _execution_paired(metric: Any, predictions_a: Any, predictions_b: Any, refer
     result = run_paired(metric.score_from_statistics, stats_a, stats_b, metric_signature(metric),
                         method, n_resamples, seed, alpha, confidence, ("a", "b"),
                         higher_is_better(metric))
-    exact = getattr(metric, "exact_test", None)
-    found = exact(stats_a, stats_b) if exact is not None else None
+    found = metric_exact_test(metric, stats_a, stats_b)
     if found is None:
         return result
     # one sample a task: the outcomes are paired pass/fail, and the exact test is the test

@@ -34,7 +34,6 @@ from .limits import (
     LIMITS,
     METRIC_BUDGET,
     RATE_GROWTH,
-    REAL_CODE_RATES,
     RESAMPLES,
     SEED,
     TIME_BUDGET,
@@ -69,7 +68,7 @@ from .views import (
 
 __all__ = [
     "ALPHA", "BIN_PRESETS", "DEFAULT_SYSTEM_METRICS", "EXAMPLES", "LIMITS", "METRIC_BUDGET",
-    "RATE_GROWTH", "REAL_CODE_RATES", "RESAMPLES", "SEED", "TIME_BUDGET", "TRUST_NOTE",
+    "RATE_GROWTH", "RESAMPLES", "SEED", "TIME_BUDGET", "TRUST_NOTE",
     "WORST_CASE_BUDGET", "_TOKEN", "Limits", "Plan", "SpaceInputError", "agreement_html",
     "agreement_page", "agreement_png", "agreement_upload", "check_language", "check_snippets",
     "check_upload", "compare_command", "compare_page", "compare_uploads", "diff_html",

@@ -4,7 +4,7 @@ Every request is planned before anything is computed, from the characters each m
 score (every candidate or prediction together with its references) and two measured rates:
 
 * the **typical rate** of the metric, CPU seconds per 1,000 characters of real code
-  (:data:`REAL_CODE_RATES`: the slowest of ten languages, measured by
+  (:func:`real_code_rates`, from the language modules: measured by
   ``python benchmarks/space.py --calibrate``); a metric not in the table (a plugin, a metric
   added later) is taken at its worst rate;
 * the **worst rate**, the class attribute ``seconds_per_1k_chars`` (the slowest of the
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import InputError
 
@@ -55,46 +56,27 @@ TIME_BUDGET = 2.0  # seconds per request on real code
 METRIC_BUDGET = 1.5  # of it for metrics and tests; the rest for reading, tables and the plot
 WORST_CASE_BUDGET = 30.0  # seconds a request may take on adversarial input (half the workers' limit)
 
-#: CPU seconds per 1,000 characters scored, on real code, per metric and language: the first
-#: 100 pairs of each language of tests/data/codebleu (items of about 1,000 characters, the
-#: prediction with its references), one core, from ``python benchmarks/space.py --only
-#: calibrate`` (the highest of several runs, rounded up). A language not listed is taken at
-#: the metric's slowest listed one.
-REAL_CODE_RATES: dict[str, dict[str, float]] = {
-    "chrf_code": {"python": 0.00011, "java": 0.0001, "javascript": 0.0001, "go": 0.00012,
-                  "php": 0.0001, "ruby": 0.00012, "rust": 0.00011, "c": 0.0001, "cpp": 0.00011,
-                  "c_sharp": 0.0001},
-    "codebleu": {"python": 0.00036, "java": 0.00039, "javascript": 0.0004, "go": 0.00061,
-                 "php": 0.00041, "ruby": 0.00086, "rust": 0.0004, "c": 0.00043, "cpp": 0.00046,
-                 "c_sharp": 0.0006},
-    "ruby": {"python": 0.0026, "java": 0.0026, "javascript": 0.0027, "go": 0.0018,
-             "php": 0.0009, "ruby": 0.0014, "rust": 0.00095, "c": 0.0009, "cpp": 0.0012,
-             "c_sharp": 0.0014},
-    "bleu": {"python": 0.00066, "java": 0.00073, "javascript": 0.00076, "go": 0.00085,
-             "php": 0.00072, "ruby": 0.00076, "rust": 0.00075, "c": 0.00069, "cpp": 0.00062,
-             "c_sharp": 0.00073},
-    "edit_sim": {"python": 1e-05, "java": 1e-05, "javascript": 1e-05, "go": 1e-05,
-                 "php": 1e-05, "ruby": 1e-05, "rust": 1e-05, "c": 1e-05, "cpp": 1e-05,
-                 "c_sharp": 1e-05},
-    "meteor": {"python": 0.00022, "java": 0.00028, "javascript": 0.00051, "go": 0.00032,
-               "php": 0.00031, "ruby": 0.00043, "rust": 0.00038, "c": 0.00025, "cpp": 0.00025,
-               "c_sharp": 0.0003},
-    "rouge_l": {"python": 8e-05, "java": 9e-05, "javascript": 0.0001, "go": 0.0001,
-                "php": 0.0001, "ruby": 9e-05, "rust": 8e-05, "c": 9e-05, "cpp": 8e-05,
-                "c_sharp": 9e-05},
-    "rouge_w": {"python": 0.0019, "java": 0.0015, "javascript": 0.0018, "go": 0.0027,
-                "php": 0.0018, "ruby": 0.0017, "rust": 0.0019, "c": 0.0021, "cpp": 0.0012,
-                "c_sharp": 0.0018},
-    "tsed": {"python": 0.00095, "java": 0.00091, "javascript": 0.00099, "go": 0.0014,
-             "php": 0.00077, "ruby": 0.00088, "rust": 0.00094, "c": 0.00086, "cpp": 0.0011,
-             "c_sharp": 0.0011},
-    "crystal_bleu": {"python": 0.00026, "java": 0.00031, "javascript": 0.00033, "go": 0.00035,
-                     "php": 0.00028, "ruby": 0.00033, "rust": 0.00032, "c": 0.00031,
-                     "cpp": 0.00039, "c_sharp": 0.00034},
-    "codexglue_edit_sim": {"python": 9e-06, "java": 9e-06, "javascript": 9e-06, "go": 9e-06,
-                           "php": 8e-06, "ruby": 9e-06, "rust": 9e-06, "c": 9e-06,
-                           "cpp": 7e-06, "c_sharp": 7e-06},
-}
+def real_code_rates() -> dict[str, dict[str, float]]:
+    """CPU seconds per 1,000 characters scored, on real code, per metric and language: each
+    language module's ``cost`` (:mod:`cgm_metrics.languages`), measured on the first 100
+    pairs of each language of tests/data/codebleu (items of about 1,000 characters, the
+    prediction with its references), one core, by ``python benchmarks/space.py --only
+    calibrate`` (the highest of several runs, rounded up). A language without a measured rate
+    is taken at the metric's slowest measured one."""
+    from ..languages import all_languages
+
+    rates: dict[str, dict[str, float]] = {}
+    for name, language in all_languages().items():
+        for metric, rate in language.cost.items():
+            rates.setdefault(metric, {})[name] = float(rate)
+    return rates
+
+
+def __getattr__(name: str) -> Any:
+    if name == "REAL_CODE_RATES":
+        return real_code_rates()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: how the rate grows with the size of an item (matching statement graphs and trees costs
 #: more than linear time): seconds per 1,000 characters more, for every 1,000 characters an
@@ -134,7 +116,7 @@ def worst_seconds_per_1k_chars(name: str) -> float:
 def real_code_rate(name: str, lang: str | None = None) -> float:
     """Seconds per 1,000 characters of real code in ``lang`` (items of about 1,000
     characters); the worst rate for a metric that was not calibrated."""
-    rates = REAL_CODE_RATES.get(name)
+    rates = real_code_rates().get(name)
     if not rates:
         return worst_seconds_per_1k_chars(name)
     return float(rates.get(lang or "", max(rates.values())))
@@ -154,7 +136,7 @@ def estimated_seconds(name: str, sizes: Sequence[int], lang: str | None = None) 
     import numpy as np
 
     kchars = np.asarray(sizes, dtype=np.float64) / 1000
-    growth = RATE_GROWTH.get(name, 0.0) if name in REAL_CODE_RATES else 0.0
+    growth = RATE_GROWTH.get(name, 0.0) if name in real_code_rates() else 0.0
     rates = real_code_rate(name, lang) + growth * np.maximum(kchars - 1, 0)
     return float((kchars * rates).sum())
 

@@ -20,6 +20,7 @@ from typing import Any
 from .. import evaluation
 from ..errors import InputError
 from ..io import escape_code
+from ..languages import DEFAULT_LANGUAGE
 from . import limits as _limits
 from .limits import (
     ALPHA,
@@ -36,31 +37,18 @@ from .uploads import _friendly, check_upload, read_uploads
 METRICS = evaluation.MetricCache()
 DEFAULT_SYSTEM_METRICS = evaluation.DEFAULT_METRICS
 
-EXAMPLES: list[tuple[str, str, str, str, str]] = [
-    (
-        "python",
-        "def add(a, b):\n    return a + b",
-        "def add(x, y):\n    return x + y",
-        "def add(a, b):\n    return a - b",
-        "def add(a, b):\n    result = a\n    result += b\n    return result",
-    ),
-    (
-        "python",
-        "def mean(values):\n    if not values:\n        return 0.0\n"
-        "    return sum(values) / len(values)",
-        "def mean(xs):\n    return sum(xs) / len(xs) if xs else 0.0",
-        "def mean(values):\n    total = 0\n    for v in values:\n        total += v\n"
-        "    return total / len(values)",
-        "",
-    ),
-    (
-        "java",
-        "int max(int a, int b) {\n    return a > b ? a : b;\n}",
-        "int max(int a, int b) {\n    if (a > b) return a;\n    return b;\n}",
-        "int max(int x, int y) {\n    return Math.max(x, y);\n}",
-        "",
-    ),
-]
+def _examples() -> list[tuple[str, str, str, str, str]]:
+    """The side-by-side examples of the language modules (``Language.examples``): the default
+    language's first, then the others' by name."""
+    from ..languages import builtin
+
+    languages = sorted(builtin().values(), key=lambda x: (x.name != DEFAULT_LANGUAGE, x.name))
+    return [(language.name, *example) for language in languages
+            for example in language.examples]
+
+
+#: (language, reference, candidate A, B, C) of the Space's side-by-side examples
+EXAMPLES: list[tuple[str, str, str, str, str]] = _examples()
 
 
 
@@ -141,7 +129,8 @@ def warm_up(languages: Any = None, plots: bool = False) -> None:
         paths = [Path(folder) / name for name in ("references.txt", "a.txt", "b.txt")]
         for path, text in zip(paths, [reference, candidates[0], candidates[1]], strict=True):
             path.write_text("\n".join([escape_code(text)] * 3) + "\n", encoding="utf-8")
-        result = compare_uploads(paths[0], paths[1:], "python", ["chrf_code"], unescape=True)
+        result = compare_uploads(paths[0], paths[1:], DEFAULT_LANGUAGE, ["chrf_code"],
+                                 unescape=True)
         differences_svg(result)
         systems_html(result)
     if plots:
@@ -200,7 +189,7 @@ SCORE_FILE_HINT = (' (candidates.jsonl: one line per candidate, {"prediction": c
 
 
 def side_by_side(
-    reference: Any, candidates: Any, lang: Any = "python", metrics: Any = None
+    reference: Any, candidates: Any, lang: Any = DEFAULT_LANGUAGE, metrics: Any = None
 ) -> dict[str, Any]:
     """Every metric for every candidate against one reference.
 
@@ -247,7 +236,7 @@ def compare_command(names: str, lang: str, files: list[str], unescape: bool = Fa
 
 
 def compare_uploads(
-    references_path: Any, system_paths: Any, lang: Any = "python", metrics: Any = None,
+    references_path: Any, system_paths: Any, lang: Any = DEFAULT_LANGUAGE, metrics: Any = None,
     seed: int = SEED, unescape: bool = False,
 ) -> dict[str, Any]:
     """Scores with 95% CIs, Holm-adjusted paired bootstrap tests and verdicts per metric

@@ -1,4 +1,5 @@
-"""The body of the ``edit_sim`` evaluate module (and of the CLI/Space), kept in the library."""
+"""The body of the ``edit_sim`` evaluate module (and of the CLI/Space), kept in the library:
+EDIT-SIM's maths (``cgm_metrics.edit_sim``) with the programs run by this package."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import check_inputs
-from ..execution.code_eval import check_ks
-from ..execution.languages import get_language, run_sources
-from ..execution.passk import pass_at_k
-from ..execution.problems import candidate_program
-from ..execution.sandbox import check_count, check_flag, check_limits, require_opt_in
-from .similarity import EditSimMetric, check_passed, check_unit
+from ..edit_sim.similarity import EditSimMetric, check_passed, check_unit
+from ..languages import DEFAULT_LANGUAGE
+from .code_eval import check_ks
+from .languages import get_language, run_sources
+from .passk import pass_at_k
+from .problems import candidate_program
+from .sandbox import check_count, check_flag, check_limits, require_opt_in
 
 
 def group_outcomes(outcomes: np.ndarray, task_ids: Any) -> tuple[list[int], list[int]]:
@@ -65,7 +67,7 @@ def compute_edit_sim(
     memory_mb: Any = None,
     max_processes: Any = None,
     max_file_mb: Any = None,
-    lang: Any = "python",
+    lang: Any = DEFAULT_LANGUAGE,
 ) -> dict:
     """EDIT-SIM, and with outcomes (given or from sandboxed tests) PASS, pass@k and COMBINED.
     ``lang``: the language ``tests`` run in (``execution.languages``; ``timeout`` None is its

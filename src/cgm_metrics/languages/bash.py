@@ -1,0 +1,111 @@
+"""Bash: everything the library knows of it."""
+
+from . import Language
+from .parts import (
+    TOKEN,
+    CodeBleuPart,
+    Command,
+    CommentStyle,
+    DataflowRules,
+    ExecutionPart,
+    LanguageSpec,
+    Quote,
+    Tool,
+    TsedPart,
+    stderr_says,
+    words,
+)
+
+# Bash Reference Manual, section 3.2.1 "Reserved Words"
+# (https://www.gnu.org/software/bash/manual/bash.html#Reserved-Words).
+KEYWORDS = words(
+    "if then elif else fi time for in until while do done case esac coproc select function"
+)
+
+RULES = DataflowRules(
+    definition=("variable_assignment",),
+    increment=("postfix_expression",),
+    branch=("if_statement",),
+    branch_style="python",
+    c_for=("c_style_for_statement",),
+    c_for_restart="variable_assignment",
+    foreach=("for_statement",),
+    foreach_name="variable",
+    loop=("while_statement",),
+    identifier="variable_name",
+    atomic=("ansi_c_string", "raw_string"),
+    opaque=("test_operator",),
+)
+
+COMMENT_STYLE = CommentStyle(
+    line=("#",),
+    line_at_word_start=True,
+    quotes=(
+        Quote(delimiter="'", escape=False, multiline=True, not_after=""),
+        Quote(delimiter='"', escape=True, multiline=True, not_after=""),
+    ),
+    escapes_outside=True,
+)
+
+PROBE = (
+    'f() { local s=$1; for v in "$@"; do s=$((s + v)); done # c\n'
+    'if [ "$s" -gt 0 ]; then echo "$s"; else echo 0; fi; }\n'
+    "x=(1 2)\n"
+    "y=$(( "
+)
+
+# the completion proof: after the test's last command, when it succeeded (set -e ends the
+# script before)
+_END = (
+    "\ncgm_status_=$?; if (( cgm_status_ == 0 )); then printf 'passed %s\\n' "
+    f'"$(< {TOKEN})" >&4; fi; exit "$cgm_status_"\n'
+)
+
+
+EXECUTION = ExecutionPart(
+    tools=(Tool("bash", ("/bin/bash", "/usr/bin/bash", "bash"), "bash"),),
+    source="main.sh",
+    finish=lambda text: text + _END,
+    proof="a command after the text writes the token when the last command succeeded",
+    memory_errors=("cannot allocate memory", "xmalloc: cannot allocate"),
+    commands=(Command(("{bash}", "{source}"), vouch=True),),
+    classify_run=stderr_says("syntax error"),
+    default_timeout=15.0,
+    canary=(
+        "#!/bin/bash\n"
+        "add() {\n"
+        "    echo $(( $1 + $2 ))\n"
+        "}\n"
+        "\n"
+        "candidate() {\n"
+        '    add "$@"\n'
+        "}\n"
+        "\n"
+        "set -e\n"
+        "run_test() {\n"
+        '    [[ $(candidate "2" "3") = "5" ]]\n'
+        "}\n"
+        "\n"
+        "run_test\n"
+    ),
+    multipl_e="bash F (15 s)",
+)
+
+LANGUAGE = Language(
+    name="bash",
+    display_name="Bash",
+    aliases=("shell",),
+    multipl_e=("sh",),
+    extensions=(".sh", ".bash"),
+    parsing=LanguageSpec(
+        "bash",
+        "tree_sitter_bash",
+        "language",
+        comment_types=frozenset({"comment"}),
+        string_types=frozenset({"ansi_c_string", "raw_string", "string", "translated_string"}),
+        identifier_types=frozenset({"variable_name"}),
+    ),
+    codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
+    tsed=TsedPart(pack="bash"),
+    execution=EXECUTION,
+)

@@ -1,0 +1,146 @@
+"""Lua: everything the library knows of it."""
+
+import re
+from typing import Any
+
+from . import Language
+from .parts import (
+    TOKEN,
+    VERDICT,
+    CodeBleuPart,
+    Command,
+    CommentStyle,
+    DataflowRules,
+    ExecutionPart,
+    LanguageSpec,
+    Quote,
+    Tool,
+    TsedPart,
+    ran,
+    words,
+)
+
+# Lua 5.4 Reference Manual, section 3.1 "Lexical Conventions"
+# (https://www.lua.org/manual/5.4/manual.html#3.1): the reserved keywords.
+KEYWORDS = words(
+    "and break do else elseif end false for function goto if in local nil not or repeat "
+    "return then true until while"
+)
+
+RULES = DataflowRules(
+    definition=("for_generic_clause", "for_numeric_clause"),
+    definition_value="start",
+    assignment=("assignment_statement",),
+    assignment_style="tuple",
+    branch=("if_statement", "elseif_statement", "else_statement"),
+    branch_style="plain",
+    loop=("for_statement", "while_statement", "repeat_statement"),
+    separators=("=", "in"),
+)
+
+COMMENT_STYLE = CommentStyle(
+    line=("--",),
+    long_brackets=True,
+    quotes=(
+        Quote(delimiter="'", escape=True, multiline=False, not_after=""),
+        Quote(delimiter='"', escape=True, multiline=False, not_after=""),
+    ),
+)
+
+PROBE = (
+    "local function f(a, b) local s = a for _, v in ipairs(b) do s = s + v end -- c\n"
+    "if s > 0 then return s else return -s end end\n"
+    "local t = {x = 1}\n"
+    "local y = "
+)
+
+
+_LUA_LOAD_ERROR = re.compile(r"^[^\n:]+: main\.lua:\d+: ")
+
+
+def _classify_run(step: Any) -> str:
+    # a chunk that does not load is reported in one line, without a traceback
+    load_error = _LUA_LOAD_ERROR.match(step.stderr) and "stack traceback:" not in step.stderr
+    return ran(step) or ("SyntaxError" if load_error else "Exception")
+
+# the completion proof: MultiPL-E's last line `os.exit(lu.LuaUnit.run())` becomes one line
+# (line numbers stay) that writes the token when no test failed; a text without it gets the
+# token at its end
+_RUN = "os.exit(lu.LuaUnit.run())"
+_WRITE = (
+    f'local cgm_token_ = io.open("{TOKEN}", "rb"); local cgm_verdict_ = '
+    f'io.open("{VERDICT}", "ab"); cgm_verdict_:write("passed " .. '
+    'cgm_token_:read("a") .. "\\n"); cgm_verdict_:close(); cgm_token_:close()'
+)
+_END = (
+    "do local cgm_failures_ = lu.LuaUnit.run(); if cgm_failures_ == 0 then "
+    f"{_WRITE} end; os.exit(cgm_failures_) end"
+)
+
+
+def _finish(text: str) -> str:
+    at = text.rfind(_RUN)
+    if at < 0:
+        return text + "\n" + _WRITE + "\n"
+    return text[:at] + _END + text[at + len(_RUN) :]
+
+
+EXECUTION = ExecutionPart(
+    tools=(
+        Tool("lua", ("lua5.3", "lua"), "lua5.3", version=("-v",)),
+        Tool(
+            "luaunit",
+            ("/usr/share/lua/5.3/luaunit.lua", "/usr/local/share/lua/5.3/luaunit.lua"),
+            "lua-unit",
+            kind="file",
+        ),
+    ),
+    source="main.lua",
+    finish=_finish,
+    proof=(
+        "the last `os.exit(lu.LuaUnit.run())` writes the token when no test failed, before "
+        "it exits"
+    ),
+    memory_errors=("not enough memory",),
+    commands=(Command(("{lua}", "{source}"), vouch=True),),
+    classify_run=_classify_run,
+    default_timeout=15.0,
+    canary=(
+        "local function add(a, b)\n"
+        "  return a + b\n"
+        "end\n"
+        "\n"
+        "lu = require('luaunit')\n"
+        "\n"
+        "function test_humaneval()\n"
+        "local candidate = add\n"
+        "    lu.assertEquals(candidate(2, 3), 5)\n"
+        "end\n"
+        "\n"
+        "os.exit(lu.LuaUnit.run())\n"
+    ),
+    multipl_e="lua F (Lua 5.3 with luaunit, 15 s)",
+    notes=(
+        "a chunk that does not parse is a SyntaxError (MultiPL-E's Lua rule has no "
+        "SyntaxError and records Exception)"
+    ),
+)
+
+LANGUAGE = Language(
+    name="lua",
+    display_name="Lua",
+    aliases=(),
+    multipl_e=("lua",),
+    extensions=(".lua",),
+    parsing=LanguageSpec(
+        "lua",
+        "tree_sitter_lua",
+        "language",
+        comment_types=frozenset({"comment"}),
+        string_types=frozenset({"string"}),
+        identifier_types=frozenset({"identifier"}),
+    ),
+    codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
+    tsed=TsedPart(pack="lua"),
+    execution=EXECUTION,
+)

@@ -1,0 +1,129 @@
+"""Ruby: everything the library knows of it."""
+
+from typing import Any
+
+from . import Language
+from .parts import (
+    TOKEN,
+    VERDICT,
+    CodeBleuPart,
+    Command,
+    DataflowRules,
+    ExecutionPart,
+    LanguageSpec,
+    Tool,
+    TsedPart,
+    ran,
+    words,
+)
+
+KEYWORDS = words(
+    "__ENCODING__ __LINE__ __FILE__ BEGIN END alias and begin break case class def defined? "
+    "do else elsif end ensure false for if in module next nil not or redo rescue retry return "
+    "self super then true undef unless until when while yield"
+)
+
+RULES = DataflowRules(
+    definition=("keyword_parameter",),
+    assignment=("assignment", "operator_assignment"),
+    assignment_style="tuple",
+    branch=("if", "elsif", "else", "unless", "when"),
+    branch_style="plain",
+    for_in=("for",),
+    for_in_style="ruby",
+    loop=("while_modifier", "until"),
+)
+
+COMMENT_STYLE = "none"
+
+PROBE = (
+    "def f(a, b = 1)\n"
+    "  a.each { |x| b += x } # c\n"
+    "  for i in 1..3 do b *= i end\n"
+    '  b ? a : "#{b}"\n'
+    "end\n"
+    "x = ("
+)
+
+
+def _classify_run(step: Any) -> str:
+    # MultiPL-E: a failed run that printed nothing on stderr failed its tests (test-unit
+    # reports on stdout); anything printed on stderr makes it a SyntaxError
+    return ran(step) or ("Exception" if step.stderr == "" else "SyntaxError")
+
+# the completion proof: test-unit runs the tests at exit, after every exit handler the
+# program registered before it; here they run at the end of the text instead, and the token
+# follows a pass
+_END = f"""
+if defined?(::Test::Unit::AutoRunner) && ::Test::Unit::AutoRunner.respond_to?(:need_auto_run=)
+  ::Test::Unit::AutoRunner.need_auto_run = false
+  cgm_tests_passed_ = ::Test::Unit::AutoRunner.run
+else
+  cgm_tests_passed_ = true
+end
+if cgm_tests_passed_
+  ::File.open("{VERDICT}", "a") {{ |verdict| verdict.write("passed " + ::File.binread("{TOKEN}") + "\\n") }}
+end
+exit(cgm_tests_passed_ ? true : false)
+"""
+
+
+EXECUTION = ExecutionPart(
+    tools=(Tool("ruby", ("ruby",), "ruby"),),
+    source="main.rb",
+    finish=lambda text: text + "\n" + _END,
+    proof=(
+        "test-unit's tests run at the end of the text (not at exit, after the program's own "
+        "exit handlers), and the token follows when they passed"
+    ),
+    memory_errors=("NoMemoryError", "failed to allocate memory"),
+    commands=(Command(("{ruby}", "{source}"), vouch=True),),
+    classify_run=_classify_run,
+    default_timeout=5.0,
+    canary=(
+        "def add(a, b)\n"
+        "  a + b\n"
+        "end\n"
+        "\n"
+        "require 'test/unit'\n"
+        "class TestHumanEval < Test::Unit::TestCase\n"
+        "  def test_add\n"
+        "    candidate = method(:add)\n"
+        "    assert_equal(5, candidate.call(2, 3))\n"
+        "  end\n"
+        "end\n"
+    ),
+    multipl_e="ruby F (5 s); a failed run that wrote to stderr is a SyntaxError",
+)
+
+LANGUAGE = Language(
+    name="ruby",
+    display_name="Ruby",
+    aliases=(),
+    multipl_e=("rb",),
+    extensions=(".rb",),
+    parsing=LanguageSpec(
+        "ruby",
+        "tree_sitter_ruby",
+        "language",
+        comment_types=frozenset({"comment"}),
+        string_types=frozenset({"character", "heredoc_body", "regex", "simple_symbol", "string"}),
+        identifier_types=frozenset({"constant", "identifier", "instance_variable"}),
+    ),
+    codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
+    tsed=TsedPart(pack="ruby"),
+    execution=EXECUTION,
+    cost={
+        "chrf_code": 0.00012,
+        "codebleu": 0.00086,
+        "ruby": 0.0014,
+        "bleu": 0.00076,
+        "edit_sim": 1e-05,
+        "meteor": 0.00043,
+        "rouge_l": 9e-05,
+        "rouge_w": 0.0017,
+        "tsed": 0.00088,
+        "crystal_bleu": 0.00033,
+        "codexglue_edit_sim": 9e-06,
+    },
+)
