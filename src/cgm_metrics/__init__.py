@@ -17,23 +17,25 @@ import os
 import sys
 
 
-def _interrupt_quietly_while_cgm_starts() -> None:
-    """Ctrl-C while the ``cgm`` command (or ``python -m cgm_metrics``) is still importing,
+def _startup_interrupt(signum: int, frame: object) -> None:
+    """SIGINT while the ``cgm`` command (or ``python -m cgm_metrics``) is still importing,
     before ``cli.main`` handles it: exit 130 with one line, as at any later moment, never a
-    traceback. ``cli.main`` puts Python's own handler back first thing. A plain ``import
+    traceback. ``cli.main`` puts Python's own handler back first thing."""
+    sys.stderr.write("cgm: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
+def _interrupt_quietly_while_cgm_starts() -> None:
+    """Install :func:`_startup_interrupt` for the ``cgm`` command only: a plain ``import
     cgm_metrics`` changes no signal handler."""
     starting = sys.argv[:1] == ["-m"] or os.path.basename(sys.argv[0] if sys.argv else "") == "cgm"
     if not starting:
         return
     import signal
 
-    def interrupted(signum: int, frame: object) -> None:
-        sys.stderr.write("cgm: interrupted\n")
-        sys.stderr.flush()
-        os._exit(130)
-
     try:
-        signal.signal(signal.SIGINT, interrupted)
+        signal.signal(signal.SIGINT, _startup_interrupt)
     except ValueError:  # not the main thread: nothing to do
         pass
 

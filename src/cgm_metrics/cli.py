@@ -24,7 +24,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from . import __version__
+from . import __version__, _startup_interrupt
 from .core.inputs import did_you_mean
 from .errors import InputError, MetricUnavailableError
 
@@ -91,12 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``cgm`` with ``argv`` (default: the process arguments); returns the exit code."""
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        # the start-up handler of cgm_metrics/__init__: from here a Ctrl-C is a
-        # KeyboardInterrupt, which the code below turns into exit 130
-        handler = signal.getsignal(signal.SIGINT)
-        if getattr(handler, "__name__", "") == "interrupted":
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGINT) is _startup_interrupt:
+        # from here a Ctrl-C is a KeyboardInterrupt, which the code below turns into exit 130
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if hasattr(signal, "SIGXFSZ"):  # a file size limit: an error to report, not a kill
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
@@ -141,11 +138,8 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         with _output.results_only_on_stdout(bool(targets)):
             return int(args.run(args) or 0)
-    except InputError as error:
-        print(f"cgm {args.command}: error: {error}", file=sys.stderr)
-        return EXIT_INPUT
-    except MetricUnavailableError as error:  # this machine lacks a part (WordNet, a toolchain)
-        print(f"cgm {args.command}: error: {error}", file=sys.stderr)
+    except (InputError, MetricUnavailableError) as error:  # the user's, or this machine lacks
+        print(f"cgm {args.command}: error: {error}", file=sys.stderr)  # a part (WordNet, ...)
         return EXIT_INPUT
     except BrokenPipeError:  # e.g. `cgm ... | head`
         return EXIT_OK
