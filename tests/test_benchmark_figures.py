@@ -19,8 +19,8 @@ SCRIPT = re.compile(r"benchmarks/(\w+)\.py")
 RATIO = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?x\b")
 # Scripts whose figures predate the recorded results; their README rows say so
 # ("an earlier run, not recorded"). A script leaves this set when it records its runs.
-NOT_RECORDED = {"execution", "metric_agreement", "memory",
-                "worst_case", "space", "scale", "execution_languages"}
+NOT_RECORDED = {"execution", "metric_agreement", "memory", "space", "scale",
+                "execution_languages"}
 
 
 # Modules of benchmarks/ that are not benchmark scripts (shared helpers and inputs).
