@@ -19,7 +19,7 @@ SCRIPT = re.compile(r"benchmarks/(\w+)\.py")
 RATIO = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?x\b")
 # Scripts whose figures predate the recorded results; their README rows say so
 # ("an earlier run, not recorded"). A script leaves this set when it records its runs.
-NOT_RECORDED = {"execution", "metric_agreement", "memory",
+NOT_RECORDED = {"execution", "metric_agreement",
                 "execution_languages"}
 
 
