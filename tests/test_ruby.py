@@ -24,7 +24,7 @@ from scipy import stats
 
 import cgm_metrics
 from cgm_metrics.core import parse
-from cgm_metrics.ruby import (
+from cgm_metrics.maths.ruby import (
     MAX_GRAPH_NODES,
     MAX_TREE_NODES,
     ProgramGraph,
@@ -39,8 +39,8 @@ from cgm_metrics.ruby import (
     syntax_tree,
     tree_edit_distance,
 )
-from cgm_metrics.ruby.ged import edit_path_cost, node_assignment, relabel_costs
-from cgm_metrics.ruby.ted import edit_cells
+from cgm_metrics.maths.ruby.ged import edit_path_cost, node_assignment, relabel_costs
+from cgm_metrics.maths.ruby.ted import edit_cells
 
 zss = require("zss")
 
@@ -258,7 +258,7 @@ def test_ted_equals_zss_on_combs_in_either_orientation(tree1, tree2):
 @given(random_trees(max_nodes=8), random_trees(max_nodes=8))
 def test_python_kernel_equals_compiled_kernel(tree1, tree2):
     """Without numba the same kernel runs as Python: same distances."""
-    from cgm_metrics.ruby import ted
+    from cgm_metrics.maths.ruby import ted
 
     first, second = _ours(tree1).orientations[0], _ours(tree2).orientations[0]
     codes = {label: k for k, label in enumerate("abcd")}
@@ -761,7 +761,7 @@ def test_registry_and_statistics_interface():
 
 def test_deterministic_under_hash_seeds():
     script = (
-        "from cgm_metrics.ruby import compute_ruby;"
+        "from cgm_metrics.maths.ruby import compute_ruby;"
         f"print(compute_ruby({[PYTHON, 'x = (']!r}, {[PYTHON.replace('s', 't'), 'x']!r},"
         " return_per_sample=True))"
     )

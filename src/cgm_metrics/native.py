@@ -21,7 +21,7 @@ import sys
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 LIBRARY_NAME = "_native.dll" if sys.platform == "win32" else "_native.so"
 # the C sources of the library, relative to the package (in the sdist, not in wheels)
-SOURCE_FOLDERS = ("codebleu/csrc", "ruby/csrc", "csrc")
+SOURCE_FOLDERS = ("maths/codebleu/csrc", "maths/ruby/csrc", "maths/csrc")
 
 _state: dict[str, object] = {}
 
