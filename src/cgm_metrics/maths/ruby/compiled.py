@@ -15,6 +15,7 @@ import ctypes
 import threading
 from array import array
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from ...core.parsing import ParsedCode
@@ -45,12 +46,12 @@ def _address(buffer: array) -> int:
     return buffer.buffer_info()[0]
 
 
-def _texts(strings: list[str]) -> tuple[bytes, array]:
+def _texts(strings: list[str]) -> tuple[array, array]:
     encoded = [s.encode("utf-8", errors="surrogatepass") for s in strings]
     offsets = array("q", [0])
     for item in encoded:
         offsets.append(offsets[-1] + len(item))
-    return b"".join(encoded) + b"\0", offsets
+    return array("B", b"".join(encoded) + b"\0"), offsets
 
 
 class _Language:
@@ -99,7 +100,7 @@ class _Language:
         self.tables = _Tables(
             len(names), n_fields, _address(flags), _address(body), _address(position),
             fields.get("left", -1), fields.get("operator", -1), names.get("=", -1),
-            ctypes.cast(name_text, _P), _address(name_start), ctypes.cast(kept_text, _P),
+            _address(name_text), _address(name_start), _address(kept_text),
             _address(kept_start), max_depth)
         self.roles: dict[int, str] = {_CONTROL: "control"}
         self.local = threading.local()  # a batch and a scratch per thread
@@ -204,8 +205,9 @@ def graph_parts(parsed: ParsedCode, max_depth: int) -> Any:
     sizes = (ctypes.c_int64 * 5)()
     arrays = (ctypes.c_void_p * 6)()
     lib.cgm_pdg_results(scratch, sizes, arrays)
+    addresses = [address or 0 for address in arrays]
     n_statements, n_occurrences, n_edges, n_nodes, n_bytes = sizes
-    rows = _ints(arrays[0], 4 * n_statements)
+    rows = _ints(addresses[0], 4 * n_statements)
     names = language.names
     statements = [Statement(parent, region)
                   for parent, region in zip(rows[1::4], rows[2::4], strict=True)]
@@ -213,7 +215,7 @@ def graph_parts(parsed: ParsedCode, max_depth: int) -> Any:
     for index, statement in enumerate(statements):
         if statement.parent >= 0:
             statements[statement.parent].children.append(index)
-    occurrences = _ints(arrays[1], 5 * n_occurrences)
+    occurrences = _ints(addresses[1], 5 * n_occurrences)
     for k in range(0, len(occurrences), 5):
         statement = statements[occurrences[k]]
         node, mark = occurrences[k + 1], occurrences[k + 2]
@@ -225,15 +227,15 @@ def graph_parts(parsed: ParsedCode, max_depth: int) -> Any:
     for statement in statements:
         statement.defs = list(statement.def_nodes)
         statement.reads = list(statement.read_nodes)
-    data = ctypes.string_at(arrays[3], n_bytes)
-    chars = _ints(arrays[5], n_nodes + 1)
+    data = ctypes.string_at(addresses[3], n_bytes) if n_bytes else b""
+    chars = _ints(addresses[5], n_nodes + 1)
     text = data.decode("utf-8", errors="replace")
     if len(text) == chars[-1]:
-        labels = [text[a:b] for a, b in zip(chars, chars[1:])]
+        labels = [text[a:b] for a, b in pairwise(chars)]
     else:  # text that is not plain UTF-8 (lone surrogates): each label decoded apart
-        ends = _ints(arrays[4], n_nodes + 1)
-        labels = [data[a:b].decode("utf-8", errors="replace") for a, b in zip(ends, ends[1:])]
-    flat = _ints(arrays[2], 3 * n_edges)
+        ends = _ints(addresses[4], n_nodes + 1)
+        labels = [data[a:b].decode("utf-8", errors="replace") for a, b in pairwise(ends)]
+    flat = _ints(addresses[2], 3 * n_edges)
     role = language.role
     edges = [(source_node, target, role(code)) for source_node, target, code in
              zip(flat[0::3], flat[1::3], flat[2::3], strict=True)]
