@@ -113,15 +113,34 @@ class _Language:
         return found
 
     def scratch(self) -> tuple[Any, int]:
-        local = self.local
-        if not hasattr(local, "batch"):
-            from ..codebleu.engine import Batch
+        """This thread's batch (the flat tree) and builder memory, freed with the thread."""
+        memory = getattr(self.local, "memory", None)
+        if memory is None:
+            memory = self.local.memory = _Memory(self.lib, self.codebleu)
+        return memory.batch, memory.scratch
 
-            local.batch = Batch(self.codebleu, compiled_walk=True)
-            local.scratch = self.lib.cgm_pdg_new()
-            if not local.scratch:
-                raise MemoryError("RUBY's compiled graph builder: no memory")
-        return local.batch, local.scratch
+
+class _Memory:
+    """A batch and the builder's scratch in C memory, freed when no thread holds them."""
+
+    def __init__(self, lib: Any, codebleu_tables: Any) -> None:
+        from ..codebleu.engine import Batch
+
+        self.lib = lib
+        self.scratch = 0
+        self.batch = Batch(codebleu_tables, compiled_walk=True)
+        self.scratch = lib.cgm_pdg_new()
+        if not self.scratch:
+            self.batch.close()
+            raise MemoryError("RUBY's compiled graph builder: no memory")
+
+    def __del__(self) -> None:
+        batch = getattr(self, "batch", None)
+        if batch is not None:
+            batch.close()
+        if getattr(self, "scratch", 0):
+            self.lib.cgm_pdg_free(self.scratch)
+            self.scratch = 0
 
 
 _SIGNATURES = {
