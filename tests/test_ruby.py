@@ -962,3 +962,18 @@ def test_compiled_program_graph_too_deep_is_none():
     parsed = parse(code, "python")
     assert python_program_graph(parsed) is None
     assert program_graph(parsed) is None
+
+
+def test_compiled_program_graphs_in_threads():
+    """Each thread builds with its own C memory: graphs built at once in threads are the
+    Python walks' graphs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cgm_metrics.maths.ruby.pdg import python_program_graph
+
+    predictions, references = stdlib_pairs(40)
+    parsed = [parse(text, "python") for text in [*predictions, *references]]
+    expected = [python_program_graph(p) for p in parsed]
+    with ThreadPoolExecutor(4) as pool:
+        built = list(pool.map(program_graph, parsed))
+    assert built == expected
