@@ -103,6 +103,8 @@ class _Language:
             _address(name_text), _address(name_start), _address(kept_text),
             _address(kept_start), max_depth)
         self.roles: dict[int, str] = {_CONTROL: "control"}
+        for code in [*range(1, n_fields), *range(-64, 0)]:  # fields, the first 64 positions
+            self.role(code)
         self.local = threading.local()  # a batch and a scratch per thread
 
     def role(self, code: int) -> str:
@@ -255,7 +257,12 @@ def graph_parts(parsed: ParsedCode, max_depth: int) -> Any:
         ends = _ints(addresses[4], n_nodes + 1)
         labels = [data[a:b].decode("utf-8", errors="replace") for a, b in pairwise(ends)]
     flat = _ints(addresses[2], 3 * n_edges)
-    role = language.role
-    edges = [(source_node, target, role(code)) for source_node, target, code in
-             zip(flat[0::3], flat[1::3], flat[2::3], strict=True)]
+    roles = language.roles
+    try:
+        edges = [(source_node, target, roles[code]) for source_node, target, code in
+                 zip(flat[0::3], flat[1::3], flat[2::3], strict=True)]
+    except KeyError:  # an operand past the 64th position
+        role = language.role
+        edges = [(source_node, target, role(code)) for source_node, target, code in
+                 zip(flat[0::3], flat[1::3], flat[2::3], strict=True)]
     return statements, kinds, labels, edges

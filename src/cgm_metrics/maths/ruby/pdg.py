@@ -231,8 +231,11 @@ class _DataFlow:
                 self.edges.setdefault((source, index, name))
 
     def define(self, index: int, state):
+        defs = self.statements[index].defs
+        if not defs:  # no state is changed once built: it can be shared
+            return state
         after = dict(state)
-        for name in self.statements[index].defs:
+        for name in defs:
             after[name] = (index,)
         return after
 
