@@ -349,6 +349,9 @@ def program_graph(
     table, statements nest deeper than ``MAX_DEPTH``, or there are more than ``max_nodes``
     nodes or ``max_edges`` edges (def-use edges can grow quadratically: many conditional
     definitions of a variable all reach each later use).
+
+    The per-node walks run compiled (``csrc/pdg.c``, :mod:`.compiled`) where the C library is
+    built, and as :func:`python_program_graph` otherwise: the same graph either way.
     """
     spec = _pdg_spec(parsed.language.name)
     if spec is None:
