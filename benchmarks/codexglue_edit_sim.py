@@ -21,7 +21,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from cgm_metrics.codexglue import CodeXGlueEditSimMetric
+from cgm_metrics.maths.codexglue import CodeXGlueEditSimMetric
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchtools import Record, interleaved, load  # noqa: E402

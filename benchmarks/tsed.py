@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE))
 from benchtools import Record, interleaved, load  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
-from cgm_metrics.tsed import TSED_LANGUAGES, sexp, sexp_tree, tsed, tsed_similarity  # noqa: E402
+from cgm_metrics.maths.tsed import TSED_LANGUAGES, sexp, sexp_tree, tsed, tsed_similarity  # noqa: E402
 
 GOLDEN = HERE.parent / "tests" / "data" / "codebleu"
 
