@@ -500,12 +500,13 @@ def test_compiled_python_scanner_decides_unmatched_closers_and_open_quotes():
     scanner knows tokenize raises "EOF in multi-line statement" and keeps the text; before
     Python 3.12 an unterminated quote with no backslash after it on its line is tokenize's
     ERRORTOKEN and the scanner goes on. Both agree with tokenize's own removal; a depth back
-    at 0, or a backslash after the quote, is still left to tokenize."""
+    at 0, or a backslash after the quote, is still left to tokenize. The pure-Python path
+    decides the closers alike."""
     import ctypes
     import sys
     from array import array
 
-    from cgm_metrics.maths.codebleu.preprocess import _strip_python
+    from cgm_metrics.maths.codebleu.preprocess import _strip_python, _strip_python_fast
 
     engine = _compiled_engine()
 
@@ -547,6 +548,9 @@ def test_compiled_python_scanner_decides_unmatched_closers_and_open_quotes():
     else:
         assert all(length == engine.UNSURE for length in quote_lengths)
     assert all(length == engine.UNSURE for length in lengths[-len(undecided) :])
+    # the pure-Python engine's tokenize-free path decides the same closers
+    assert [_strip_python_fast(t) for t in decided] == [package_rules(t) for t in decided]
+    assert _strip_python_fast(undecided[0]) is None
 
 
 def test_compiled_comment_removal_equals_reference():
