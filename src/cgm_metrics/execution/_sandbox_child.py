@@ -95,6 +95,19 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 
+def _prototype(name, *argtypes):
+    """Declare a libc function's arguments once (calls then convert plain ints themselves)."""
+    function = getattr(_libc, name, None)
+    if function is not None:
+        function.argtypes = argtypes
+        function.restype = ctypes.c_int
+
+
+_prototype("unshare", ctypes.c_int)
+_prototype("setns", ctypes.c_int, ctypes.c_int)
+_prototype("prctl", ctypes.c_int, *[ctypes.c_ulong] * 4)
+
+
 class MountAttr(ctypes.Structure):
     _fields_ = [
         ("attr_set", ctypes.c_uint64),
@@ -123,16 +136,16 @@ def _check(result, what):
 
 
 def unshare(flags):
-    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+    _check(_libc.unshare(flags), "unshare")
 
 
 def setns(fd, kind):
-    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(kind)), "setns")
+    _check(_libc.setns(fd, kind), "setns")
 
 
 def prctl(option, value):
     if sys.platform.startswith("linux"):
-        _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), 0, 0, 0), "prctl")
+        _check(_libc.prctl(option, value, 0, 0, 0), "prctl")
 
 
 def mount(source, target, fstype, flags, data=None):
@@ -189,15 +202,22 @@ class _CapData(ctypes.Structure):
     ]
 
 
+# made once, in the worker: each program's process only calls capset with them
+_NO_CAPABILITIES = (_CapHeader(0x20080522, 0), (_CapData * 2)())  # _LINUX_CAPABILITY_VERSION_3
+
+
 def drop_capabilities():
-    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
-    data = (_CapData * 2)()
+    header, data = _NO_CAPABILITIES
     _check(_libc.capset(ctypes.byref(header), data), "capset")
 
 
 def write_file(path, text):
-    with open(path, "w", encoding="ascii") as handle:
-        handle.write(text)
+    """Write ``text`` to a /proc file in one write (an id map must come in one)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode("ascii"))
+    finally:
+        os.close(fd)
 
 
 # --- the worker's file system (once) -------------------------------------------------------------
@@ -441,6 +461,10 @@ def _head(fd, limit):
     return os.pread(fd, limit, 0).decode("utf-8", errors="replace")
 
 
+class Deadline(Exception):
+    """A step's wall-clock limit, raised in the worker by its alarm."""
+
+
 class Run:
     """One request, in the worker's init: a mount and an IPC namespace of its own with fresh
     private directories, then a fresh process per step."""
@@ -454,6 +478,7 @@ class Run:
         self.max_file_bytes = limits["max_file_bytes"]
         self.nonce = request["nonce"].encode()
         self.home = "/tmp"
+        self.deadline = 0.0
 
     def execute(self):
         """The reply: a record per step run (stopping at the first that fails), or a
@@ -530,13 +555,18 @@ class Run:
         out, err = _scratch_file("stdout"), _scratch_file("stderr")
         verdict = _scratch_file("verdict")
         started_r, started_w = os.pipe()
+        seconds = step["timeout"] + GRACE_SECONDS
+        # the deadline's handler is set before the fork: after it, every page this process
+        # writes is copied while the program's process still shares it
+        self.deadline = time.monotonic() + seconds
+        signal.signal(signal.SIGALRM, self._on_alarm)
         forked = time.monotonic()
         program = os.fork()
         if program == 0:
             os.close(started_r)
             self.program(step, out, err, verdict, started_w)  # never returns
         os.close(started_w)
-        timed_out, status, cpu = self._wait(program, step["timeout"] + GRACE_SECONDS)
+        timed_out, status, cpu = self._wait(program, seconds)
         ended = time.monotonic()
         killed, leftover = self._clean_up(program)
         cleaned = time.monotonic()
@@ -578,22 +608,16 @@ class Run:
         )
         return record
 
+    def _on_alarm(self, signum, frame):
+        if time.monotonic() >= self.deadline - 0.001:
+            raise Deadline()
+
     def _wait(self, pid, seconds):
-        """Reap children until ``pid`` ends; at the deadline, kill the whole run. Returns
-        (timed out, wait status, CPU seconds (user + system) of the processes reaped, with
-        the children they reaped themselves)."""
-        deadline = time.monotonic() + seconds
+        """Reap children until ``pid`` ends; at the deadline (``self.deadline``, whose
+        handler is set), kill the whole run. Returns (timed out, wait status, CPU seconds
+        (user + system) of the processes reaped, with the children they reaped themselves)."""
         timed_out = False
         cpu = 0.0
-
-        class Deadline(Exception):
-            pass
-
-        def on_alarm(signum, frame):
-            if time.monotonic() >= deadline - 0.001:
-                raise Deadline()
-
-        signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             while True:
@@ -727,16 +751,11 @@ class Run:
             own_namespace = own_user_namespace()
             if not own_namespace and uid is None:  # without root it would stay root of the
                 raise OSError(errno.EPERM, "no user namespace for the program")  # worker's
-        os.environ.clear()
-        os.environ.update(
-            PATH="/usr/local/bin:/usr/bin:/bin",
-            HOME=self.home,
-            TMPDIR=self.home,
-            LANG="C.UTF-8",
-            PYTHONDONTWRITEBYTECODE="1",
-            PYTHONHASHSEED="0",
-        )
-        os.environ.update(step.get("env") or {})  # the step's own variables
+        # the worker's environment is the programs' own (set once: program_environment)
+        if os.environ.get("HOME") != self.home:
+            os.environ.update(HOME=self.home, TMPDIR=self.home)
+        if step.get("env"):
+            os.environ.update(step["env"])  # the step's own variables
         sys.argv[:] = [""]
         for number in CATCHABLE:
             signal.signal(number, signal.SIG_DFL)
@@ -746,6 +765,20 @@ class Run:
         if hasattr(signal, "SIGXFSZ"):
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         return own_namespace
+
+
+def program_environment(home=RUN_DIR):
+    """The environment a program starts with (and the worker's own, set once, so that each
+    program's process only changes what differs: its home, a step's own variables)."""
+    os.environ.clear()
+    os.environ.update(
+        PATH="/usr/local/bin:/usr/bin:/bin",
+        HOME=home,
+        TMPDIR=home,
+        LANG="C.UTF-8",
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+    )
 
 
 def own_user_namespace():
@@ -983,6 +1016,7 @@ def main():
         except Exception as error:  # noqa: BLE001
             send(replies, {"ready": False, "setup_error": f"init: {type(error).__name__}: {error}"})
             os._exit(1)
+    program_environment()
     warm_up()  # (with the worker's own import path: the standard library)
     # the programs see the caller's import path, as in a fork of the caller (code_eval)
     sys.path[:] = config["sys_path"]
