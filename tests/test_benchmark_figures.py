@@ -20,7 +20,7 @@ RATIO = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?x\b")
 # Scripts whose figures predate the recorded results; their README rows say so
 # ("an earlier run, not recorded"). A script leaves this set when it records its runs.
 NOT_RECORDED = {"codebleu_languages", "scale", "significance", "passk", "agreement", "meteor",
-                "execution", "execution_languages", "tsed",
+                "execution_languages", "tsed",
                 "ruby", "ruby_humans", "roy2021", "codexglue_edit_sim", "space", "space_load",
                 "worst_case", "metric_agreement", "metric_cost", "memory", "extraction"}
 
