@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchtools import Record, interleaved, load, ratio_row  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
-from cgm_metrics.chrf import ChrfCodeMetric  # noqa: E402
+from cgm_metrics.maths.chrf import ChrfCodeMetric  # noqa: E402
 
 
 def sacrebleu_corpus(predictions, references):

@@ -48,9 +48,9 @@ import time
 from functools import partial
 from pathlib import Path
 
-from cgm_metrics.codebleu import calc_codebleu
-from cgm_metrics.codebleu.options import CodeBleuOptions
-from cgm_metrics.codebleu.statistics import STAGES, engine, statistics_rows
+from cgm_metrics.maths.codebleu import calc_codebleu
+from cgm_metrics.maths.codebleu.options import CodeBleuOptions
+from cgm_metrics.maths.codebleu.statistics import STAGES, engine, statistics_rows
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -86,7 +86,7 @@ with open(data_file, "rb") as handle:
 predictions, references = predictions[:first], references[:first]
 cpu, wall = time.process_time(), time.perf_counter()
 if impl == "ours":
-    from cgm_metrics.codebleu import calc_codebleu
+    from cgm_metrics.maths.codebleu import calc_codebleu
 else:
     from codebleu import calc_codebleu
 imported = time.process_time()

@@ -37,9 +37,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
-from cgm_metrics.codebleu import CodeBleuMetric, calc_codebleu  # noqa: E402
-from cgm_metrics.codebleu.options import CodeBleuOptions  # noqa: E402
-from cgm_metrics.codebleu.statistics import STAGES, engine, statistics_rows  # noqa: E402
+from cgm_metrics.maths.codebleu import CodeBleuMetric, calc_codebleu  # noqa: E402
+from cgm_metrics.maths.codebleu.options import CodeBleuOptions  # noqa: E402
+from cgm_metrics.maths.codebleu.statistics import STAGES, engine, statistics_rows  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 from benchtools import load  # noqa: E402

@@ -20,7 +20,7 @@ import time
 import warnings
 from pathlib import Path
 
-from cgm_metrics.codexglue import CodeXGlueEditSimMetric
+from cgm_metrics.maths.codexglue import CodeXGlueEditSimMetric
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "data" / "codebleu"
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchtools import Record, interleaved, load, ratio_row  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
-from cgm_metrics.crystal_bleu import CrystalBleuMetric, tokenizer, trivially_shared_ngrams  # noqa: E402, E501
+from cgm_metrics.maths.crystal_bleu import CrystalBleuMetric, tokenizer, trivially_shared_ngrams  # noqa: E402, E501
 
 
 def _package_inputs(predictions, references):

@@ -23,13 +23,13 @@ from nltk.corpus.reader.wordnet import WordNetCorpusReader
 from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import single_meteor_score
 
-from cgm_metrics.classic import wordnet as wn
+from cgm_metrics.maths.classic import wordnet as wn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchtools import load  # noqa: E402
 
-from cgm_metrics.classic.meteor import MeteorMetric
 from cgm_metrics.core import code_tokens
+from cgm_metrics.maths.classic.meteor import MeteorMetric
 
 _spec = importlib.util.spec_from_file_location(
     "worst_case", Path(__file__).resolve().parent / "worst_case.py")

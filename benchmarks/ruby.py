@@ -34,9 +34,9 @@ from benchtools import best_of, load  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
 from cgm_metrics.core import parse  # noqa: E402
-from cgm_metrics.ruby import ruby_items, syntax_tree, tree_edit_distance  # noqa: E402
-from cgm_metrics.ruby import ted as ted_module  # noqa: E402
-from cgm_metrics.ruby.ted import RELABEL, Tree, compiled  # noqa: E402
+from cgm_metrics.maths.ruby import ruby_items, syntax_tree, tree_edit_distance  # noqa: E402
+from cgm_metrics.maths.ruby import ted as ted_module  # noqa: E402
+from cgm_metrics.maths.ruby.ted import RELABEL, Tree, compiled  # noqa: E402
 
 
 class _Relabel(Config):

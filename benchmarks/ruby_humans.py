@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from cgm_metrics.ruby import compute_ruby
+from cgm_metrics.maths.ruby import compute_ruby
 
 ROOT = Path(__file__).resolve().parents[1]
 HS = ROOT / "tests" / "data" / "hearthstone" / "hs.graded.jsonl"

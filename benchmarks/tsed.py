@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from corpus import stdlib_pairs  # noqa: E402
 
-from cgm_metrics.tsed import TSED_LANGUAGES, sexp, sexp_tree, tsed, tsed_similarity  # noqa: E402
+from cgm_metrics.maths.tsed import TSED_LANGUAGES, sexp, sexp_tree, tsed, tsed_similarity  # noqa: E402
 
 GOLDEN = HERE.parent / "tests" / "data" / "codebleu"
 

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 import cgm_metrics
-from cgm_metrics.classic.wordnet import load_wordnet
+from cgm_metrics.maths.classic.wordnet import load_wordnet
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchtools import tranx_tokens  # noqa: E402

@@ -195,7 +195,7 @@ def outside(ours: dict, golden: dict) -> list[str]:
 
 def check(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(ROOT / "src"))
-    from cgm_metrics.codebleu import compute_codebleu
+    from cgm_metrics.maths.codebleu import compute_codebleu
 
     corpus = json.loads((DATA / "codebleu_public_corpus.json").read_text())
     for set_order in args.set_order:

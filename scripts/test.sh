@@ -40,8 +40,8 @@ if [ ! -f /usr/share/wordnet/index.sense ] && command -v apt-get >/dev/null 2>&1
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         wordnet-base wordnet-sense-index >/dev/null
 fi
-python -m cgm_metrics.classic.wordnet status >/dev/null 2>&1 \
-    || python -m cgm_metrics.classic.wordnet install
+python -m cgm_metrics.maths.classic.wordnet status >/dev/null 2>&1 \
+    || python -m cgm_metrics.maths.classic.wordnet install
 
 # Compilers and interpreters for code_eval's other languages (lang=): C++, Java with the
 # javatuples library, Node.js with TypeScript, Go, Rust, PHP, Ruby, Lua with luaunit, Bash, Perl

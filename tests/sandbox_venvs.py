@@ -6,7 +6,7 @@ sandbox tests: every folder of such a venv, and the ``mkdtemp`` folder it lives 
 - :func:`full_venv`: ``pip install cgm-metrics`` with all its dependencies (from PyPI or pip's
   cache), below a ``mkdtemp`` folder under /tmp; made once per test process.
 - :func:`light_venv`: below a ``mkdtemp`` folder in the home directory, with cgm-metrics
-  installed without dependencies plus the four that ``cgm_metrics.edit_sim`` imports (numpy,
+  installed without dependencies plus the four that ``cgm_metrics.maths.edit_sim`` imports (numpy,
   rapidfuzz, tree-sitter, tqdm); quicker to make.
 
 Tests that use them share the xdist group ``umask077_venvs`` so that one test process builds

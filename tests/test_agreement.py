@@ -218,7 +218,7 @@ def test_every_registry_metric_through_the_command(tmp_path, capsys):
     names = [entry["name"] for entry in describe_metrics() if not entry["runs_code"]]
     assert len(names) >= 12
     out = tmp_path / "out.json"
-    from cgm_metrics import crystal_bleu
+    from cgm_metrics.maths import crystal_bleu
 
     crystal_bleu._WARNED.clear()  # shown once per process: this worker may have shown it
     with pytest.warns(UserWarning, match="trivially_shared"):  # crystal_bleu without a list
@@ -253,10 +253,10 @@ def test_metric_options_reach_the_computed_metric(monkeypatch):
     """CrystalBLEU with a list of trivially shared n-grams through metric_options gives the
     corpus score of the registry metric called with that list."""
     import cgm_metrics
-    from cgm_metrics import crystal_bleu
+    from cgm_metrics.maths import crystal_bleu
 
     monkeypatch.setattr(crystal_bleu, "_WARNED", set())  # its warning shows once a process
-    from cgm_metrics.crystal_bleu import trivially_shared_ngrams
+    from cgm_metrics.maths.crystal_bleu import trivially_shared_ngrams
 
     rows = [json.loads(line) for line in _hs("hs.graded.jsonl").read_text().splitlines()]
     preds = [r["prediction"] for r in rows if r["system"] == "nl2code"]
@@ -266,7 +266,7 @@ def test_metric_options_reach_the_computed_metric(monkeypatch):
                            n_resamples=100, correlations=False,
                            metric_options={"crystal_bleu": {"trivially_shared": shared}})
     expected = cgm_metrics.score("crystal_bleu", preds, refs, trivially_shared=shared)["score"]
-    from cgm_metrics import crystal_bleu
+    from cgm_metrics.maths import crystal_bleu
 
     crystal_bleu._WARNED.clear()  # shown once per process: this worker may have shown it
     with pytest.warns(UserWarning, match="trivially_shared"):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import CHRF
 
 from cgm_metrics import get_metric, score
-from cgm_metrics.chrf import ChrfCodeMetric, _char_matches, _char_matches_counter
+from cgm_metrics.maths.chrf import ChrfCodeMetric, _char_matches, _char_matches_counter
 
 OPTIONS = [
     {},
@@ -200,7 +200,7 @@ def test_statistics_do_not_depend_on_hash_seed():
     import subprocess
 
     code = (
-        "from cgm_metrics.chrf import ChrfCodeMetric;"
+        "from cgm_metrics.maths.chrf import ChrfCodeMetric;"
         "m=ChrfCodeMetric(word_order=2);"
         "print(repr(m.statistics(['a b c d','x y'],[['a b d','a c'],['y x']]).tolist()))"
     )
@@ -332,7 +332,7 @@ def test_empty_strings_score_zero_like_sacrebleu():
 
 def test_chunked_sorts_give_the_same_counts(monkeypatch):
     """Pairs are sorted in chunks (by characters, and by the bits left for the pair id)."""
-    import cgm_metrics.chrf as chrf
+    import cgm_metrics.maths.chrf as chrf
 
     predictions, references = stdlib_pairs(40, seed=9)
     owners = np.arange(40)
@@ -372,7 +372,7 @@ def test_resampled_count_rows_score_like_sacrebleu_on_resampled_corpora():
 def test_compiled_matcher_counts_what_the_numpy_and_counter_ones_count(monkeypatch):
     """csrc/chrf.c against both Python matchers: NUL and astral characters, empty texts,
     several references per hypothesis, orders 1 to 9."""
-    from cgm_metrics import chrf
+    from cgm_metrics.maths import chrf
 
     kernel = chrf._compiled_matches()
     assert kernel is not None, "the C library is required (pip install -e .)"

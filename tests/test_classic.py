@@ -22,9 +22,9 @@ from conftest import ROOT, shared_data, stdlib_pairs
 from rouge_score import rouge_scorer
 
 import cgm_metrics
-from cgm_metrics.classic import BleuMetric, RougeLMetric, lcs_length
-from cgm_metrics.classic import wordnet as wn
 from cgm_metrics.core import code_tokens, tranx_tokenize
+from cgm_metrics.maths.classic import BleuMetric, RougeLMetric, lcs_length
+from cgm_metrics.maths.classic import wordnet as wn
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +309,7 @@ def test_meteor_without_wordnet_fails_with_the_fix(tmp_path, monkeypatch):
     with pytest.raises(wn.WordNetNotFoundError) as error:
         cgm_metrics.score("meteor", ["x = 1"], ["x = 2"])
     message = str(error.value)
-    assert "python -m cgm_metrics.classic.wordnet install" in message
+    assert "python -m cgm_metrics.maths.classic.wordnet install" in message
     assert "wordnet-base wordnet-sense-index" in message
     assert "no fallback" in message
     assert wn.main(["status"]) == 1
@@ -629,7 +629,7 @@ def test_long_inputs_take_the_row_by_row_programs_with_the_same_values(monkeypat
     """ROUGE-W's weighted LCS and the rouge package's LCS traceback run in numpy from 4,096
     table cells; the cell-by-cell programs (checked above against the hand values and the
     package) give the same values on every input."""
-    from cgm_metrics.classic import rouge
+    from cgm_metrics.maths.classic import rouge
 
     rng = random.Random(11)
     cases = []

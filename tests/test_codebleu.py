@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from conftest import METRICS_DIR, ROOT, shared_data
 
-from cgm_metrics.codebleu import CodeBleuMetric, compute_codebleu
-from cgm_metrics.codebleu.keywords import KEYWORDS
-from cgm_metrics.codebleu.setorder import set_order, string_hash
+from cgm_metrics.maths.codebleu import CodeBleuMetric, compute_codebleu
+from cgm_metrics.maths.codebleu.keywords import KEYWORDS
+from cgm_metrics.maths.codebleu.setorder import set_order, string_hash
 
 KEYS = (
     "codebleu",
@@ -147,7 +147,7 @@ def test_evaluate_module_matches_package_and_accepts_lang_list():
 
 _SEED_SCRIPT = """
 import json, sys
-from cgm_metrics.codebleu import compute_codebleu
+from cgm_metrics.maths.codebleu import compute_codebleu
 rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
 rows = [r for r in rows if not r["stable_25_seeds"]][:12]
 out = [compute_codebleu(r["predictions"], [r["references"]], lang=r["lang"], set_order=sys.argv[2])
@@ -330,7 +330,7 @@ def test_registry_entry():
 
 
 def test_no_machine_paths_in_module_files():
-    for path in [*(ROOT / "src" / "cgm_metrics" / "codebleu").glob("*.py"),
+    for path in [*(ROOT / "src" / "cgm_metrics" / "maths" / "codebleu").glob("*.py"),
                  *(METRICS_DIR / "codebleu").iterdir()]:
         if path.is_file():
             assert "/work/" not in Path(path).read_text(encoding="utf-8")
@@ -340,7 +340,7 @@ def test_fast_python_comment_removal_equals_tokenize_rules():
     """The tokenize-free path gives the package's tokenize-based text on real and broken code."""
     import random
 
-    from cgm_metrics.codebleu.preprocess import _strip_python, _strip_python_fast
+    from cgm_metrics.maths.codebleu.preprocess import _strip_python, _strip_python_fast
 
     def package_rules(text):
         try:
@@ -373,7 +373,7 @@ def test_fast_python_comment_removal_equals_tokenize_rules():
 def _compiled_engine():
     """The compiled engine's module; skips where its library is not built (no C compiler at
     install time; test_compiled_engine_is_built fails then if a compiler is present)."""
-    from cgm_metrics.codebleu import engine
+    from cgm_metrics.maths.codebleu import engine
 
     if engine.library() is None:
         from cgm_metrics import native
@@ -387,8 +387,8 @@ def test_compiled_engine_is_built():
     import shutil
 
     from cgm_metrics import native
-    from cgm_metrics.codebleu import engine
-    from cgm_metrics.codebleu.statistics import engine as engine_in_use
+    from cgm_metrics.maths.codebleu import engine
+    from cgm_metrics.maths.codebleu.statistics import engine as engine_in_use
 
     if not any(shutil.which(name) for name in ("cc", "gcc", "clang", "cl")):
         pytest.skip("no C compiler on this machine: the pure-Python engines run")
@@ -457,7 +457,7 @@ def test_compiled_tree_walk_equals_cursor_walk(lang):
     rows (types, fields, byte ranges, parents, MISSING and ERROR flags) on every snippet of
     the golden file, broken ones included."""
     engine = _compiled_engine()
-    from cgm_metrics.codebleu.options import CodeBleuOptions
+    from cgm_metrics.maths.codebleu.options import CodeBleuOptions
 
     options = CodeBleuOptions(lang)
     tables = engine.language_tables(options.spec.name, options.rules)
@@ -500,7 +500,7 @@ def test_compiled_comment_removal_equals_reference():
     regular expression for the C family) on real and broken code, including the texts where
     the Python scanner defers to tokenize."""
     engine = _compiled_engine()
-    from cgm_metrics.codebleu.preprocess import remove_comments
+    from cgm_metrics.maths.codebleu.preprocess import remove_comments
 
     texts = []
     for record in _records("python"):
@@ -547,7 +547,7 @@ def test_compiled_string_hash_and_set_order_equal_reference():
 def test_scores_of_rows_and_of_arrays_are_the_same_bits():
     """calc_codebleu (summed rows, plain floats), the metric's corpus score, its per-item
     scores and resampled scores (numpy arrays) come from one formula: equal to the last bit."""
-    from cgm_metrics.codebleu.score import scores
+    from cgm_metrics.maths.codebleu.score import scores
 
     rows = _records("java")
     preds = [r["predictions"][0] for r in rows]
@@ -572,7 +572,7 @@ def test_calc_codebleu_imports_no_numpy():
     package's whole first call)."""
     script = (
         "import sys\n"
-        "from cgm_metrics.codebleu import calc_codebleu\n"
+        "from cgm_metrics.maths.codebleu import calc_codebleu\n"
         "result = calc_codebleu(['x = 1'], ['x = 1'], 'python')\n"
         "assert 'numpy' not in sys.modules, sorted(m for m in sys.modules if 'numpy' in m)\n"
         "print(result['codebleu'])\n"
@@ -590,8 +590,8 @@ def test_without_the_compiled_library_the_reference_engine_gives_the_same_number
         "import json\n"
         "import cgm_metrics.native as native\n"
         "native._state.update(library=None, reason='no compiler in this test')\n"
-        "from cgm_metrics.codebleu import compute_codebleu\n"
-        "from cgm_metrics.codebleu.statistics import engine\n"
+        "from cgm_metrics.maths.codebleu import compute_codebleu\n"
+        "from cgm_metrics.maths.codebleu.statistics import engine\n"
         "rows = [json.loads(line) for line in open(PATH, encoding='utf-8')][:60]\n"
         "result = compute_codebleu([r['predictions'][0] for r in rows],\n"
         "                          [r['references'] for r in rows], lang='java')\n"

@@ -27,13 +27,18 @@ import pytest
 from _peers import require
 from conftest import ROOT
 
-from cgm_metrics.codebleu import CODEBLEU_LANGUAGES, CodeBleuMetric, calc_codebleu, compute_codebleu
-from cgm_metrics.codebleu.dataflow import data_flow
-from cgm_metrics.codebleu.keywords import KEYWORDS
-from cgm_metrics.codebleu.options import CodeBleuOptions
-from cgm_metrics.codebleu.preprocess import remove_comments
-from cgm_metrics.codebleu.tables import COMMENT_STYLES
-from cgm_metrics.codebleu.tree import flatten
+from cgm_metrics.maths.codebleu import (
+    CODEBLEU_LANGUAGES,
+    CodeBleuMetric,
+    calc_codebleu,
+    compute_codebleu,
+)
+from cgm_metrics.maths.codebleu.dataflow import data_flow
+from cgm_metrics.maths.codebleu.keywords import KEYWORDS
+from cgm_metrics.maths.codebleu.options import CodeBleuOptions
+from cgm_metrics.maths.codebleu.preprocess import remove_comments
+from cgm_metrics.maths.codebleu.tables import COMMENT_STYLES
+from cgm_metrics.maths.codebleu.tree import flatten
 
 NEW = ("kotlin", "swift", "scala", "lua", "bash", "haskell", "julia")
 DATA = ROOT / "tests" / "data" / "codebleu_languages"
@@ -295,7 +300,7 @@ def test_comment_removal_by_hand(lang):
     source, expected = COMMENTS[lang]
     style = COMMENT_STYLES[lang]
     assert remove_comments(source, style) == expected
-    from cgm_metrics.codebleu import engine
+    from cgm_metrics.maths.codebleu import engine
 
     if engine.library() is not None:
         assert engine.strip_comments([source], style) == [expected]
@@ -331,7 +336,7 @@ def test_c_family_comment_style_equals_the_package():
 
 
 def test_compiled_comment_scanner_equals_reference_in_every_style():
-    from cgm_metrics.codebleu import engine
+    from cgm_metrics.maths.codebleu import engine
 
     if engine.library() is None:
         pytest.skip("the compiled CodeBLEU engine is not built")
@@ -375,7 +380,7 @@ def _pairs(lang: str, seed: int) -> tuple[list[str], list[list[str]]]:
 
 @pytest.mark.parametrize("lang", NEW)
 def test_compiled_engine_equals_reference(lang, monkeypatch):
-    from cgm_metrics.codebleu import engine
+    from cgm_metrics.maths.codebleu import engine
 
     if engine.library() is None:
         pytest.skip("the compiled CodeBLEU engine is not built")
@@ -392,7 +397,7 @@ def test_compiled_engine_equals_reference(lang, monkeypatch):
 
 @pytest.mark.parametrize("lang", NEW)
 def test_compiled_tree_walk_equals_cursor_walk(lang):
-    from cgm_metrics.codebleu import engine
+    from cgm_metrics.maths.codebleu import engine
 
     if engine.library() is None:
         pytest.skip("the compiled CodeBLEU engine is not built")
@@ -416,7 +421,7 @@ def test_compiled_tree_walk_equals_cursor_walk(lang):
 _SEED_SCRIPT = r"""
 import json, sys
 from pathlib import Path
-from cgm_metrics.codebleu import compute_codebleu
+from cgm_metrics.maths.codebleu import compute_codebleu
 data = Path(sys.argv[1])
 out = {}
 for lang in sys.argv[2].split(","):

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz as rapid_fuzz
 
 import cgm_metrics
-from cgm_metrics.codexglue import (
+from cgm_metrics.maths.codexglue import (
     CodeXGlueEditSimMetric,
     compute_codexglue_edit_sim,
     restore_literals,

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from nltk.util import ngrams
 
 import cgm_metrics
-from cgm_metrics import crystal_bleu
-from cgm_metrics.crystal_bleu import (
+from cgm_metrics.maths import crystal_bleu
+from cgm_metrics.maths.crystal_bleu import (
     CrystalBleuMetric,
     compute_crystal_bleu,
     save_ngrams,
@@ -187,7 +187,7 @@ def test_identical_code_scores_one_and_determinism_under_hash_seeds():
                                per_item=True)
     assert result["score"] == 1.0
     code = ("import cgm_metrics, json, warnings\nwarnings.simplefilter('ignore')\n"
-            "from cgm_metrics.crystal_bleu import trivially_shared_ngrams as t\n"
+            "from cgm_metrics.maths.crystal_bleu import trivially_shared_ngrams as t\n"
             "p = ['x = a + b ;', 'for i in range(3): print(i)']\n"
             "r = [['x = a + c ;'], ['for j in range(3): print(j)']]\n"
             "s = t([g[0] for g in r] * 3, k=7)\n"

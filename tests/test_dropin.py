@@ -20,7 +20,7 @@ import pytest
 from _peers import codebleu_package, regex_tokens, require
 from conftest import METRICS_DIR, ROOT
 
-from cgm_metrics.codebleu import calc_codebleu, compute_codebleu
+from cgm_metrics.maths.codebleu import calc_codebleu, compute_codebleu
 
 
 @pytest.fixture(scope="module")
@@ -287,7 +287,7 @@ _LINES = re.compile(
 
 def _run_cli(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.run([sys.executable, "-m", "cgm_metrics.codebleu", *args], env=env,
+    return subprocess.run([sys.executable, "-m", "cgm_metrics.maths.codebleu", *args], env=env,
                           capture_output=True, text=True, timeout=300)
 
 

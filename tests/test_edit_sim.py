@@ -28,9 +28,7 @@ from conftest import METRICS_DIR
 from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
 
 import cgm_metrics
-from cgm_metrics.edit_sim import EditSimMetric, edit_similarity
 from cgm_metrics.execution.code_eval import compute_code_eval
-from cgm_metrics.execution.passk import pass_at_k, pass_at_k_per_task
 from cgm_metrics.execution.sandbox import (
     Limits,
     Sandbox,
@@ -39,6 +37,8 @@ from cgm_metrics.execution.sandbox import (
     processes_of,
     run_program,
 )
+from cgm_metrics.maths.edit_sim import EditSimMetric, edit_similarity
+from cgm_metrics.maths.passk import pass_at_k, pass_at_k_per_task
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,17 +19,17 @@ from hostile_programs import needs_sandbox
 
 import cgm_metrics
 from cgm_metrics import languages
-from cgm_metrics.codebleu import CodeBleuMetric, compute_codebleu
-from cgm_metrics.codebleu.dataflow import data_flow
-from cgm_metrics.codebleu.options import CodeBleuOptions
-from cgm_metrics.codebleu.preprocess import remove_comments
-from cgm_metrics.codebleu.tree import flatten
 from cgm_metrics.core.parsing import parse
 from cgm_metrics.core.text import strip_comments
 from cgm_metrics.errors import UnsupportedLanguageError
 from cgm_metrics.execution.code_eval import compute_code_eval
 from cgm_metrics.execution.languages import find_toolchain, get_language
-from cgm_metrics.tsed import tsed
+from cgm_metrics.maths.codebleu import CodeBleuMetric, compute_codebleu
+from cgm_metrics.maths.codebleu.dataflow import data_flow
+from cgm_metrics.maths.codebleu.options import CodeBleuOptions
+from cgm_metrics.maths.codebleu.preprocess import remove_comments
+from cgm_metrics.maths.codebleu.tree import flatten
+from cgm_metrics.maths.tsed import tsed
 
 PROGRAMS = [p.strip("\n") for p in (ROOT / "tests" / "data" / "codebleu_languages" / "perl.txt")
             .read_text(encoding="utf-8").split("\n=====\n")]
@@ -70,7 +70,7 @@ def test_codebleu_comment_removal_by_hand():
     expected = 'my $n = $#a;  \nmy $s = "x # y" . \'#\';\n$t =~ s/a#b//;'
     options = CodeBleuOptions("perl")
     assert remove_comments(source, options.comment_style) == expected
-    from cgm_metrics.codebleu import engine
+    from cgm_metrics.maths.codebleu import engine
 
     if engine.library() is not None:
         assert engine.strip_comments([source], options.comment_style) == [expected]
@@ -115,7 +115,7 @@ def test_identical_code_scores_one_and_keywords_weigh():
 
 
 def test_compiled_engine_equals_reference(monkeypatch):
-    from cgm_metrics.codebleu import engine
+    from cgm_metrics.maths.codebleu import engine
 
     if engine.library() is None:
         pytest.skip("the compiled CodeBLEU engine is not built")

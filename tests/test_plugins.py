@@ -117,7 +117,7 @@ def test_library_uses_the_plugin_metric_and_language(venv):
         import json, warnings
         warnings.simplefilter("error")  # a plugin that is left out would warn
         import cgm_metrics
-        from cgm_metrics.ruby import RubyMetric
+        from cgm_metrics.maths.ruby import RubyMetric
         from cgm_metrics.core import strip_comments
         refs, preds = {REFS!r}, {SYS_A!r}
         out = {{"metrics": cgm_metrics.metrics(), "languages": cgm_metrics.languages()}}
@@ -261,7 +261,7 @@ def test_a_language_module_of_another_package_reaches_every_part(venv):
         warnings.simplefilter("error")
         import cgm_metrics
         from cgm_metrics import languages
-        from cgm_metrics.codebleu import compute_codebleu
+        from cgm_metrics.maths.codebleu import compute_codebleu
         from cgm_metrics.execution.code_eval import compute_code_eval
         refs, preds = {REFS!r}, {SYS_A!r}
         language = languages.resolve("PYL")

@@ -97,8 +97,8 @@ def test_one_metric_from_lists_and_from_parquet(cluster, corpus, tmp_path):
 
 
 def test_a_dead_worker_is_retried_without_losing_or_repeating_items(cluster, corpus, tmp_path):
-    from cgm_metrics.chrf import ChrfCodeMetric
     from cgm_metrics.distributed import ray_statistics
+    from cgm_metrics.maths.chrf import ChrfCodeMetric
 
     systems, references = corpus
     local = ChrfCodeMetric().statistics(systems["a"], references)

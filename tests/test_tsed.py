@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cgm_metrics
-from cgm_metrics.ruby.ted import Tree, tree_edit_distance
-from cgm_metrics.tsed import (
+from cgm_metrics.maths.ruby.ted import Tree, tree_edit_distance
+from cgm_metrics.maths.tsed import (
     MAX_TABLE_CELLS,
     TSED_LANGUAGES,
     compute_tsed,
@@ -307,7 +307,7 @@ def test_module_arguments_are_checked():
 
 
 def test_oversized_trees_are_refused_with_the_fix(monkeypatch):
-    import cgm_metrics.tsed as module
+    import cgm_metrics.maths.tsed as module
 
     monkeypatch.setattr(module, "MAX_TABLE_CELLS", 50)
     with pytest.raises(ValueError, match="score smaller units"):
@@ -383,7 +383,7 @@ def test_types_reading_labels_nodes_by_type():
 def test_a_metric_built_directly_pickles_for_worker_processes():
     import pickle
 
-    from cgm_metrics.tsed import TsedMetric
+    from cgm_metrics.maths.tsed import TsedMetric
 
     for tree in ("sexp", "types"):
         metric = TsedMetric(lang="java", tree=tree)

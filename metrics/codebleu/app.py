@@ -3,8 +3,8 @@ from pathlib import Path
 import evaluate
 import gradio as gr
 
-from cgm_metrics.codebleu import CodeBleuMetric
 from cgm_metrics.hub import build_widget
+from cgm_metrics.maths.codebleu import CodeBleuMetric
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(

@@ -4,9 +4,9 @@ plus TypeScript, Kotlin, Swift, Scala, Lua, Bash, Haskell and Julia."""
 
 import evaluate
 
-from cgm_metrics.codebleu import compute_codebleu
 from cgm_metrics.core.inputs import check_flag
 from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.maths.codebleu import compute_codebleu
 
 _CITATION = """\
 @misc{ren2020codebleu,

@@ -3,8 +3,8 @@ shares, equal to the `crystalbleu` package, as a HuggingFace evaluate metric."""
 
 import evaluate
 
-from cgm_metrics.crystal_bleu import compute_crystal_bleu
 from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.maths.crystal_bleu import compute_crystal_bleu
 
 _CITATION = """\
 @inproceedings{eghbali2022crystalbleu,
@@ -25,7 +25,7 @@ code. CrystalBLEU removes a list of trivially shared n-grams (the k most frequen
 4-grams of a corpus of the language; k = 500 in the paper) from the n-gram counts of the
 hypothesis and the references before BLEU's modified precisions; lengths, and so the brevity
 penalty, are not filtered. The list is part of the definition: its hash is in the signature.
-Compute it with cgm_metrics.crystal_bleu.trivially_shared_ngrams(corpus). Without a list
+Compute it with cgm_metrics.maths.crystal_bleu.trivially_shared_ngrams(corpus). Without a list
 nothing is ignored (NLTK's BLEU). The values equal the `crystalbleu` package's corpus_bleu
 (the score) and sentence_bleu (per item) given the same tokens and list.
 """
@@ -61,7 +61,7 @@ Examples:
     ...                               smoothing="method1", epsilon=0.0001)
     >>> result["crystal_bleu"]
     0.5307712171072443
-    >>> from cgm_metrics.crystal_bleu import trivially_shared_ngrams
+    >>> from cgm_metrics.maths.crystal_bleu import trivially_shared_ngrams
     >>> corpus = ["for (int i = 0; i < n; i++) { sum += a[i]; }",
     ...           "for (int j = 0; j < m; j++) { total += b[j]; }"]
     >>> shared = trivially_shared_ngrams(corpus, k=20, lang="java")

@@ -5,7 +5,7 @@ import evaluate
 
 from cgm_metrics.core.inputs import check_flag
 from cgm_metrics.hub import CheckedModule, code_features
-from cgm_metrics.ruby import compute_ruby
+from cgm_metrics.maths.ruby import compute_ruby
 
 _CITATION = """\
 @inproceedings{tran2019does,

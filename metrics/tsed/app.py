@@ -4,7 +4,7 @@ import evaluate
 import gradio as gr
 
 from cgm_metrics.hub import build_widget
-from cgm_metrics.tsed import TSED_LANGUAGES
+from cgm_metrics.maths.tsed import TSED_LANGUAGES
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(

@@ -42,6 +42,10 @@ def _interrupt_quietly_while_cgm_starts() -> None:
 
 _interrupt_quietly_while_cgm_starts()
 
+from . import _moved  # noqa: E402
+
+_moved.install()  # the old import paths of the maths (cgm_metrics.codebleu, ...) still work
+
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
 # `import evaluate` imports transformers, whose import prints an advisory banner ("PyTorch was

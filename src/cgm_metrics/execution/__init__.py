@@ -3,7 +3,7 @@ view and limits), evaluate's ``code_eval`` on it, and the unbiased pass@k estima
 
 from typing import Any
 
-from .passk import pass_at_k, pass_at_k_per_task
+from ..maths.passk import pass_at_k, pass_at_k_per_task
 
 __all__ = ["extract_code", "extract_solution", "pass_at_k", "pass_at_k_per_task"]
 

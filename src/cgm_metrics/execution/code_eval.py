@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from ..edit_sim.similarity import check_unit, combined_values, edit_similarity
 from ..languages import DEFAULT_LANGUAGE
+from ..maths.edit_sim.similarity import check_unit, combined_values, edit_similarity
+from ..maths.passk import pass_at_k_per_task
 from .languages import get_language, run_sources
-from .passk import pass_at_k_per_task
 from .problems import candidate_program
 from .sandbox import (
     ENV_SWITCH,

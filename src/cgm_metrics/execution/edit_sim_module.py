@@ -1,5 +1,5 @@
 """The body of the ``edit_sim`` evaluate module (and of the CLI/Space), kept in the library:
-EDIT-SIM's maths (``cgm_metrics.edit_sim``) with the programs run by this package."""
+EDIT-SIM's maths (``cgm_metrics.maths.edit_sim``) with the programs run by this package."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import check_inputs
-from ..edit_sim.similarity import EditSimMetric, check_passed, check_unit
 from ..languages import DEFAULT_LANGUAGE
+from ..maths.edit_sim.similarity import EditSimMetric, check_passed, check_unit
+from ..maths.passk import pass_at_k
 from .code_eval import check_ks
 from .languages import get_language, run_sources
-from .passk import pass_at_k
 from .problems import candidate_program
 from .sandbox import check_count, check_flag, check_limits, require_opt_in
 

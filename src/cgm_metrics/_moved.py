@@ -1,0 +1,70 @@
+"""Old import paths of the modules that moved, kept working.
+
+The metrics' mathematics moved into :mod:`cgm_metrics.maths` (``cgm_metrics.codebleu`` is now
+``cgm_metrics.maths.codebleu``, and so on). Code written for the earlier layout, such as
+``from cgm_metrics.codebleu import calc_codebleu``, still imports: the old name is the same
+module object as the new one, and a ``DeprecationWarning`` names the new path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import warnings
+from types import ModuleType
+
+MOVED = {
+    "cgm_metrics.chrf": "cgm_metrics.maths.chrf",
+    "cgm_metrics.classic": "cgm_metrics.maths.classic",
+    "cgm_metrics.codebleu": "cgm_metrics.maths.codebleu",
+    "cgm_metrics.codexglue": "cgm_metrics.maths.codexglue",
+    "cgm_metrics.crystal_bleu": "cgm_metrics.maths.crystal_bleu",
+    "cgm_metrics.edit_sim": "cgm_metrics.maths.edit_sim",
+    "cgm_metrics.ruby": "cgm_metrics.maths.ruby",
+    "cgm_metrics.tsed": "cgm_metrics.maths.tsed",
+    "cgm_metrics.execution.passk": "cgm_metrics.maths.passk",
+}
+
+
+def new_name(fullname: str) -> str | None:
+    """The current name of a module imported by its old name, or None if it did not move."""
+    for old, new in MOVED.items():
+        if fullname == old or fullname.startswith(old + "."):
+            return new + fullname[len(old):]
+    return None
+
+
+class _Alias(importlib.abc.Loader):
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        module = importlib.import_module(self.target)
+        self.spec = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        """The module was executed under its new name; the import system has just set its
+        ``__spec__`` to the old name's: give it back its own."""
+        module.__spec__ = self.spec
+
+
+class MovedFinder(importlib.abc.MetaPathFinder):
+    """Finds an old module name and hands out the module under its new name."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        target_name = new_name(fullname)
+        if target_name is None:
+            return None
+        warnings.warn(f"{fullname} moved to {target_name}; import it from there",
+                      DeprecationWarning, stacklevel=2)
+        return importlib.machinery.ModuleSpec(fullname, _Alias(target_name))
+
+
+def install() -> None:
+    if not any(isinstance(finder, MovedFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, MovedFinder())  # before the path finder, which would
+        # load the file a second time under the old name through the package's __path__

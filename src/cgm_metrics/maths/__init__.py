@@ -1,0 +1,1 @@
+"""The metrics' mathematics: one module or package per metric (each a `Metric`)."""
