@@ -22,6 +22,10 @@ Layout (Linux, with the rights to create namespaces):
 A Python step is not a new interpreter: the program's process is a fork of init (which has
 imported nothing of the caller's), and ``_sandbox_runner.run_python`` runs the program text
 there, as evaluate's code_eval runs it in a fork of its process. A command step ``execve``s.
+What every program's process would otherwise do again is done once by init before the first
+(``warm_up``: modules most programs need, the compiler's set-up, a traceback; the programs'
+environment; its objects frozen for the garbage collector), and init does as little as it can
+between a fork and the program's end (each page it writes then is copied).
 
 Per step the reply carries the wait status, whether the wall-clock limit ended it, how many
 processes it left (all killed), the tails of its stdout and stderr, its verdict channel and
