@@ -17,10 +17,10 @@ DOCS = [ROOT / "README.md", *sorted(ROOT.glob("docs/**/*.md")),
 RESULTS = ROOT / "benchmarks" / "results"
 SCRIPT = re.compile(r"benchmarks/(\w+)\.py")
 RATIO = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?x\b")
-# Scripts that do not record their runs: execution.py (its rows say "an earlier run, not
-# recorded") and metric_agreement.py (agreement statistics, no timings). A script leaves this
-# set when it records its runs; the test below checks that the set and the results agree.
-NOT_RECORDED = {"execution", "metric_agreement"}
+# Scripts that do not record their runs: metric_agreement.py (agreement statistics, no
+# timings). A script leaves this set when it records its runs; the test below checks that the
+# set and the results agree.
+NOT_RECORDED = {"metric_agreement"}
 
 
 # Modules of benchmarks/ that are not benchmark scripts (shared helpers and inputs).

@@ -649,3 +649,35 @@ def test_repeated_calls_reuse_warm_workers(opted_in, monkeypatch):
     after = compute_code_eval(predictions=candidates, references=tests, k=[1], num_workers=1)
     assert after[0] == first[0] and len(built) > 2  # closed: set up again
     sandbox.close_idle_workers()
+
+
+@needs_sandbox
+def test_the_evaluate_module_s_compute_calls_reuse_warm_workers(opted_in, monkeypatch):
+    """Through evaluate (the module loaded once, or again every step), the calls after the
+    first set no worker up; closing the workers of other limits leaves these warm."""
+    from cgm_metrics.execution import sandbox
+
+    sandbox.close_idle_workers()
+    built: list[object] = []
+    real_init = sandbox.Sandbox.__init__
+
+    def counting_init(self, *args, **kwargs):
+        built.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox.Sandbox, "__init__", counting_init)
+    candidates = [["def add(a, b): return a + b", "def add(a, b): return a * b"]]
+    tests = ["assert add(2, 3) == 5"]
+    code_eval = load("cgm/code_eval")
+    first = code_eval.compute(predictions=candidates, references=tests, k=[1], num_workers=1)
+    assert first[0] == {"pass@1": 0.5} and len(built) == 1
+    for module in (code_eval, load("cgm/code_eval")):
+        again = module.compute(predictions=candidates, references=tests, k=[1], num_workers=1)
+        assert again[0] == first[0] and again[1] == first[1]
+    assert len(built) == 1
+    other = sandbox.Limits(timeout=3.0, memory_mb=sandbox.default_memory_mb() - 1)
+    assert sandbox.close_idle_workers(other) == 0  # only workers set up with these limits
+    code_eval.compute(predictions=candidates, references=tests, k=[1], num_workers=1)
+    assert len(built) == 1
+    assert sandbox.close_idle_workers(sandbox.Limits(timeout=3.0)) == 1
+    assert sandbox.close_idle_workers() == 0

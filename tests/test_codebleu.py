@@ -495,6 +495,64 @@ def _mutated(texts, inserts, seed):
     return out
 
 
+def test_compiled_python_scanner_decides_unmatched_closers_and_open_quotes():
+    """Where a closing bracket has no opener (the bracket depth goes negative and stays so) the
+    scanner knows tokenize raises "EOF in multi-line statement" and keeps the text; before
+    Python 3.12 an unterminated quote with no backslash after it on its line is tokenize's
+    ERRORTOKEN and the scanner goes on. Both agree with tokenize's own removal; a depth back
+    at 0, or a backslash after the quote, is still left to tokenize. The pure-Python path
+    decides the closers alike."""
+    import ctypes
+    import sys
+    from array import array
+
+    from cgm_metrics.maths.codebleu.preprocess import _strip_python, _strip_python_fast
+
+    engine = _compiled_engine()
+
+    def package_rules(text):
+        try:
+            return _strip_python(text)
+        except Exception:  # the package keeps the text when tokenize fails
+            return text
+
+    body = 'def f(x):\n    """Doc."""\n    # note\n    y = g(x,\n          z)\n    return y\n'
+    decided = [
+        body.replace("    y = g(x,\n", ""),  # a closer without its line: depth -1 to the end
+        body + "x = 1)\n'''doc'''\n",
+        ")\n" + body,
+        ")]\n# c\nf(a)\n",
+    ]
+    quotes = [
+        body.replace("    return y", "    return 'y  # not a comment"),
+        body.replace("    return y", '    return b"y # x'),
+        body + "s = 'it\n'''doc'''\nt = 'ok'  # c\n",
+        "'abc\n" + body,
+    ]
+    undecided = [
+        body + "x = 1)\n(2\n",  # depth back at 0: tokenize decides
+        body.replace("    return y", "    return 'y \\\n  # more"),
+    ]
+    texts = decided + quotes + undecided
+    assert engine.strip_comments(texts, "python") == [package_rules(t) for t in texts]
+    data, starts = engine._utf8(texts)
+    out = ctypes.create_string_buffer(len(data) + 1)
+    lengths = array("q", [0]) * len(texts)
+    engine.library().cgm_strip_comments(engine.PYTHON_STYLE, None, data,
+                                        engine._address(starts), len(texts), out,
+                                        engine._address(lengths))
+    assert all(length == engine.KEEP for length in lengths[: len(decided)])
+    quote_lengths = lengths[len(decided) : len(decided) + len(quotes)]
+    if sys.version_info < (3, 12):
+        assert all(length >= 0 for length in quote_lengths)
+    else:
+        assert all(length == engine.UNSURE for length in quote_lengths)
+    assert all(length == engine.UNSURE for length in lengths[-len(undecided) :])
+    # the pure-Python engine's tokenize-free path decides the same closers
+    assert [_strip_python_fast(t) for t in decided] == [package_rules(t) for t in decided]
+    assert _strip_python_fast(undecided[0]) is None
+
+
 def test_compiled_comment_removal_equals_reference():
     """The compiled scanners give the reference's text (tokenize rules for Python, the
     regular expression for the C family) on real and broken code, including the texts where

@@ -255,6 +255,23 @@ def test_sandbox_passes_and_fails_like_unit_tests():
 
 
 @needs_sandbox
+def test_programs_of_one_worker_start_alike_and_share_nothing():
+    """Every program's process is a fork of one warmed worker: typed code runs, a failing
+    program's traceback shows its own line, a garbage collection runs, and two programs
+    neither share random state nor see each other's modules or environment changes."""
+    with Sandbox(Limits(timeout=10), allow_code_execution=True) as box:
+        failing = box.run("from typing import List\n\n\ndef f(x: List[int]):\n"
+                          "    assert x == [2], 'not two'\n\n\nf([1])\n")
+        assert failing.status == "failed" and failing.result == "failed: not two"
+        assert 'line 5, in f' in failing.stderr and "assert x == [2]" in failing.stderr
+        draw = ("import gc, os, random, sys\ngc.collect()\nassert 'json' not in os.environ\n"
+                "os.environ['json'] = '1'\nsys.modules['json'] = None\nprint(random.random())")
+        first, second = box.run(draw), box.run(draw)
+        assert first.passed and second.passed, (first.stderr, second.stderr)
+        assert first.stdout != second.stdout
+
+
+@needs_sandbox
 def test_module_takes_the_sandbox_limits_in_any_number_type():
     result = _load().compute(
         predictions=["def add(a, b):\n    return a + b", "def add(a, b):\n    return a * b"],

@@ -22,6 +22,10 @@ Layout (Linux, with the rights to create namespaces):
 A Python step is not a new interpreter: the program's process is a fork of init (which has
 imported nothing of the caller's), and ``_sandbox_runner.run_python`` runs the program text
 there, as evaluate's code_eval runs it in a fork of its process. A command step ``execve``s.
+What every program's process would otherwise do again is done once by init before the first
+(``warm_up``: modules most programs need, the compiler's set-up, a traceback; the programs'
+environment; its objects frozen for the garbage collector), and init does as little as it can
+between a fork and the program's end (each page it writes then is copied).
 
 Per step the reply carries the wait status, whether the wall-clock limit ended it, how many
 processes it left (all killed), the tails of its stdout and stderr, its verdict channel and
@@ -32,8 +36,9 @@ as ``setup_error``, never as a verdict.
 import ctypes
 import errno
 import fcntl
+import gc
 import json
-import linecache  # noqa: F401 - loaded once here, not by every program's runner
+import linecache
 import os
 import re
 import resource
@@ -41,7 +46,7 @@ import signal
 import struct
 import sys
 import time
-import traceback  # noqa: F401 - loaded once here, not by every program's runner
+import traceback
 
 import _sandbox_runner
 
@@ -94,6 +99,19 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 
+def _prototype(name, *argtypes):
+    """Declare a libc function's arguments once (calls then convert plain ints themselves)."""
+    function = getattr(_libc, name, None)
+    if function is not None:
+        function.argtypes = argtypes
+        function.restype = ctypes.c_int
+
+
+_prototype("unshare", ctypes.c_int)
+_prototype("setns", ctypes.c_int, ctypes.c_int)
+_prototype("prctl", ctypes.c_int, *[ctypes.c_ulong] * 4)
+
+
 class MountAttr(ctypes.Structure):
     _fields_ = [
         ("attr_set", ctypes.c_uint64),
@@ -122,16 +140,16 @@ def _check(result, what):
 
 
 def unshare(flags):
-    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+    _check(_libc.unshare(flags), "unshare")
 
 
 def setns(fd, kind):
-    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(kind)), "setns")
+    _check(_libc.setns(fd, kind), "setns")
 
 
 def prctl(option, value):
     if sys.platform.startswith("linux"):
-        _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), 0, 0, 0), "prctl")
+        _check(_libc.prctl(option, value, 0, 0, 0), "prctl")
 
 
 def mount(source, target, fstype, flags, data=None):
@@ -188,15 +206,22 @@ class _CapData(ctypes.Structure):
     ]
 
 
+# made once, in the worker: each program's process only calls capset with them
+_NO_CAPABILITIES = (_CapHeader(0x20080522, 0), (_CapData * 2)())  # _LINUX_CAPABILITY_VERSION_3
+
+
 def drop_capabilities():
-    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
-    data = (_CapData * 2)()
+    header, data = _NO_CAPABILITIES
     _check(_libc.capset(ctypes.byref(header), data), "capset")
 
 
 def write_file(path, text):
-    with open(path, "w", encoding="ascii") as handle:
-        handle.write(text)
+    """Write ``text`` to a /proc file in one write (an id map must come in one)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode("ascii"))
+    finally:
+        os.close(fd)
 
 
 # --- the worker's file system (once) -------------------------------------------------------------
@@ -440,6 +465,10 @@ def _head(fd, limit):
     return os.pread(fd, limit, 0).decode("utf-8", errors="replace")
 
 
+class Deadline(Exception):
+    """A step's wall-clock limit, raised in the worker by its alarm."""
+
+
 class Run:
     """One request, in the worker's init: a mount and an IPC namespace of its own with fresh
     private directories, then a fresh process per step."""
@@ -453,6 +482,7 @@ class Run:
         self.max_file_bytes = limits["max_file_bytes"]
         self.nonce = request["nonce"].encode()
         self.home = "/tmp"
+        self.deadline = 0.0
 
     def execute(self):
         """The reply: a record per step run (stopping at the first that fails), or a
@@ -529,13 +559,18 @@ class Run:
         out, err = _scratch_file("stdout"), _scratch_file("stderr")
         verdict = _scratch_file("verdict")
         started_r, started_w = os.pipe()
+        seconds = step["timeout"] + GRACE_SECONDS
+        # the deadline's handler is set before the fork: after it, every page this process
+        # writes is copied while the program's process still shares it
+        self.deadline = time.monotonic() + seconds
+        signal.signal(signal.SIGALRM, self._on_alarm)
         forked = time.monotonic()
         program = os.fork()
         if program == 0:
             os.close(started_r)
             self.program(step, out, err, verdict, started_w)  # never returns
         os.close(started_w)
-        timed_out, status, cpu = self._wait(program, step["timeout"] + GRACE_SECONDS)
+        timed_out, status, cpu = self._wait(program, seconds)
         ended = time.monotonic()
         killed, leftover = self._clean_up(program)
         cleaned = time.monotonic()
@@ -577,22 +612,16 @@ class Run:
         )
         return record
 
+    def _on_alarm(self, signum, frame):
+        if time.monotonic() >= self.deadline - 0.001:
+            raise Deadline()
+
     def _wait(self, pid, seconds):
-        """Reap children until ``pid`` ends; at the deadline, kill the whole run. Returns
-        (timed out, wait status, CPU seconds (user + system) of the processes reaped, with
-        the children they reaped themselves)."""
-        deadline = time.monotonic() + seconds
+        """Reap children until ``pid`` ends; at the deadline (``self.deadline``, whose
+        handler is set), kill the whole run. Returns (timed out, wait status, CPU seconds
+        (user + system) of the processes reaped, with the children they reaped themselves)."""
         timed_out = False
         cpu = 0.0
-
-        class Deadline(Exception):
-            pass
-
-        def on_alarm(signum, frame):
-            if time.monotonic() >= deadline - 0.001:
-                raise Deadline()
-
-        signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             while True:
@@ -726,16 +755,11 @@ class Run:
             own_namespace = own_user_namespace()
             if not own_namespace and uid is None:  # without root it would stay root of the
                 raise OSError(errno.EPERM, "no user namespace for the program")  # worker's
-        os.environ.clear()
-        os.environ.update(
-            PATH="/usr/local/bin:/usr/bin:/bin",
-            HOME=self.home,
-            TMPDIR=self.home,
-            LANG="C.UTF-8",
-            PYTHONDONTWRITEBYTECODE="1",
-            PYTHONHASHSEED="0",
-        )
-        os.environ.update(step.get("env") or {})  # the step's own variables
+        # the worker's environment is the programs' own (set once: program_environment)
+        if os.environ.get("HOME") != self.home:
+            os.environ.update(HOME=self.home, TMPDIR=self.home)
+        if step.get("env"):
+            os.environ.update(step["env"])  # the step's own variables
         sys.argv[:] = [""]
         for number in CATCHABLE:
             signal.signal(number, signal.SIG_DFL)
@@ -745,6 +769,20 @@ class Run:
         if hasattr(signal, "SIGXFSZ"):
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         return own_namespace
+
+
+def program_environment(home=RUN_DIR):
+    """The environment a program starts with (and the worker's own, set once, so that each
+    program's process only changes what differs: its home, a step's own variables)."""
+    os.environ.clear()
+    os.environ.update(
+        PATH="/usr/local/bin:/usr/bin:/bin",
+        HOME=home,
+        TMPDIR=home,
+        LANG="C.UTF-8",
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+    )
 
 
 def own_user_namespace():
@@ -891,6 +929,35 @@ class Worker:
             send(replies, reply)
 
 
+# --- warm before the first program ---------------------------------------------------------------
+
+# standard-library modules imported once by the worker, so that a program's process (a fork)
+# finds them loaded instead of importing them itself: ``ast`` (a traceback of Python 3.11+
+# parses the failing line with it: every failing program would import it) and ``typing``
+# (imported by most generated code: HumanEval's and MBPP's prompts, type hints)
+PRELOADED = ("ast", "typing")
+_WARM_SOURCE = "def warm(value):\n    assert value == 1, 'warm'\n\nwarm(0)\n"
+
+
+def warm_up():
+    """Do once what every program's process would otherwise do again after the fork: import
+    :data:`PRELOADED`, set up the compiler (Python creates its syntax-tree types at the first
+    ``compile``), format a traceback; then freeze the objects made so far, so that a garbage
+    collection in a program does not walk (and copy, page by page) the worker's own."""
+    for name in PRELOADED:
+        __import__(name)
+    lines = _WARM_SOURCE.splitlines(True)
+    linecache.cache["<string>"] = (len(_WARM_SOURCE), None, lines, "<string>")
+    try:
+        exec(compile(_WARM_SOURCE, "<string>", "exec"), {})
+    except AssertionError as error:
+        traceback.format_exception(type(error), error, error.__traceback__)
+    finally:
+        linecache.cache.pop("<string>", None)
+    gc.collect()
+    gc.freeze()
+
+
 # --- the channel to the host --------------------------------------------------------------------
 
 
@@ -953,6 +1020,8 @@ def main():
         except Exception as error:  # noqa: BLE001
             send(replies, {"ready": False, "setup_error": f"init: {type(error).__name__}: {error}"})
             os._exit(1)
+    program_environment()
+    warm_up()  # (with the worker's own import path: the standard library)
     # the programs see the caller's import path, as in a fork of the caller (code_eval)
     sys.path[:] = config["sys_path"]
     send(replies, {"ready": True, "isolation": worker.features, "notes": worker.notes,

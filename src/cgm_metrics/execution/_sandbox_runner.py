@@ -59,6 +59,12 @@ def limit_of(error):
     return None
 
 
+class _TimedOut(BaseException):
+    """The program's wall-clock limit (not an Exception: ``except Exception`` cannot swallow
+    it). Made once, in the worker: creating a class in every program's process costs more
+    than its program often does."""
+
+
 def run_python(source, nonce, timeout, verdict_fd=4):
     """Run ``source`` as code_eval does (``exec`` in a fresh namespace, ``"<string>"`` as its
     file name), then vouch for it. Never returns: the process ends here."""
@@ -71,9 +77,7 @@ def run_python(source, nonce, timeout, verdict_fd=4):
     streams = (sys.stdout, sys.stderr)
     line = b"passed " + nonce + b"\n"
     del nonce
-
-    class TimedOut(Failure):  # not an Exception: `except Exception` cannot swallow it
-        pass
+    TimedOut = _TimedOut  # noqa: N806 - a local the program cannot rebind
 
     def on_alarm(signum, frame):
         raise TimedOut()

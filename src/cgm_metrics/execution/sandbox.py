@@ -1199,11 +1199,12 @@ def release_worker(worker: tuple[Sandbox, set[str]]) -> None:
         _idle.setdefault(worker[0]._pool_key, []).append(worker)  # type: ignore[attr-defined]
 
 
-def close_idle_workers() -> int:
-    """End every idle warm worker of this process; how many were ended."""
+def close_idle_workers(limits: Limits | None = None) -> int:
+    """End every idle warm worker of this process (with ``limits``: only those set up with
+    these limits); how many were ended."""
     with _idle_lock:
-        workers = [worker for waiting in _idle.values() for worker in waiting]
-        _idle.clear()
+        keys = [key for key in _idle if limits is None or key[0] == limits]
+        workers = [worker for key in keys for worker in _idle.pop(key)]
     for sandbox, _ in workers:
         sandbox.close()
     return len(workers)

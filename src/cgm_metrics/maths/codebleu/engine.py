@@ -40,7 +40,10 @@ RULE_NAMES = (
 # csrc/engine.h: flags of a name
 NAME_ATOMIC, NAME_FIRST, NAME_BRANCH, NAME_HAS_ELSE = 1, 2, 4, 8
 NAME_SEPARATOR, NAME_OPAQUE, NAME_COMMENT_TYPE = 16, 32, 64
-PYTHON_STYLE, SCANNED_STYLE = 1, 2  # csrc/comments.c: cgm_strip_comments styles
+# csrc/comments.c: cgm_strip_comments styles; tokenize before Python 3.12 reads an
+# unterminated quote as an error token and goes on (from 3.12 on, tokenize is the C
+# tokenizer: such texts stay with tokenize itself)
+PYTHON_STYLE, SCANNED_STYLE = (1 if sys.version_info >= (3, 12) else 3), 2
 UNSURE, KEEP = -1, -2  # comment removal: run Python's tokenize / keep the text as it is
 UNSUPPORTED_TREE = -3
 # Deeper loop nests, and trees deeper than the C walk recurses (a thread's stack can be

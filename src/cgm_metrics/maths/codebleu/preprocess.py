@@ -76,14 +76,16 @@ def _strip_python_fast(source: str) -> str | None:
 
     Follows tokenize's rules for what matters here: comments, strings, and whether a string
     opens a logical line (after NEWLINE or INDENT) or sits in column 0. Code with tabs, odd
-    whitespace, backslash continuations, unterminated strings or a closing bracket without an
-    opening one goes to the real tokenizer.
+    whitespace, backslash continuations or unterminated strings goes to the real tokenizer, and
+    so does code whose bracket depth goes below zero and comes back to it (a depth still below
+    zero at the end makes tokenize raise: the text is kept).
     """
     if _ODD_SPACE.search(source):
         return None
     removals: list[tuple[int, int]] = []
     indents = [0]
     depth = 0
+    went_negative = False  # tokenize lets the depth go below 0: continuation lines from there
     previous = "INDENT"
     logical_start = True
     line_start = 0
@@ -126,7 +128,8 @@ def _strip_python_fast(source: str) -> str | None:
                 while column < indents[-1]:
                     indents.pop()
                 if column != indents[-1]:
-                    return source  # tokenize raises IndentationError: text kept
+                    # tokenize raises IndentationError: text kept
+                    return None if went_negative else source
                 previous = "DEDENT"
             logical_start = False
         if kind == "comment":
@@ -138,14 +141,15 @@ def _strip_python_fast(source: str) -> str | None:
             depth += 1
         elif kind == "close":
             depth -= 1
-            if depth < 0:
-                return None
+            went_negative = went_negative or depth < 0
         previous = kind
         if kind == "string" and "\n" in found.group():
             line_start = source.rfind("\n", position, end) + 1
         position = end
     if depth != 0:
         return source  # tokenize raises "EOF in multi-line statement": text kept
+    if went_negative:  # back at depth 0 after a closer without opener: tokenize decides
+        return None
     if not removals:
         return _non_blank_lines(source)
     pieces, last = [], 0

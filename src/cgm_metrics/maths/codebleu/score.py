@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 from array import array
+from functools import reduce
+from operator import add
 from typing import Any
 
 # columns of a statistics row
@@ -132,12 +134,10 @@ def scores(sums: Any, weights: tuple[float, ...], dataflow: str) -> dict[str, fl
 def column_sums(rows: array, n_items: int) -> list[float]:
     """Each column summed over the items, item after item (the order numpy's
     ``stats.sum(axis=0)`` adds a row-major array in, so both give the same bits)."""
-    sums = [0.0] * N_COLUMNS
-    for item in range(n_items):
-        base = item * N_COLUMNS
-        for column in range(N_COLUMNS):
-            sums[column] += rows[base + column]
-    return sums
+    used = rows[: n_items * N_COLUMNS]
+    # left to right from 0.0, as the loop over items adds (not sum(): Python 3.12's
+    # compensates rounding)
+    return [reduce(add, used[column::N_COLUMNS], 0.0) for column in range(N_COLUMNS)]
 
 
 def item_scores(

@@ -20,23 +20,28 @@
 typedef struct {
   uint64_t *keys;    /* (prefix number + 2) << 32 | character (never 0: 0 = empty) */
   int32_t *numbers;  /* the n-gram number of each key */
-  int64_t capacity;  /* a power of two */
+  int64_t capacity;  /* the slots in use for the current hypothesis: a power of two */
+  int64_t allocated; /* the slots allocated (the largest capacity so far) */
   int32_t *hyp_count;
   int32_t *ref_count;
   int64_t count_capacity;
 } Table;
 
+/* Room for `entries` n-grams. The slots in use are sized to this hypothesis, not to the
+ * largest one so far: each hypothesis clears only its own slots (one long text early in a
+ * large call would otherwise make every later pair clear its table). */
 static int reserve(Table *table, int64_t entries) {
   int64_t capacity = 64;
   while (capacity < 2 * entries) capacity <<= 1;
-  if (capacity > table->capacity) {
+  if (capacity > table->allocated) {
     free(table->keys);
     free(table->numbers);
     table->keys = malloc((size_t)capacity * sizeof(uint64_t));
     table->numbers = malloc((size_t)capacity * sizeof(int32_t));
-    table->capacity = capacity;
+    table->allocated = capacity;
     if (table->keys == NULL || table->numbers == NULL) return -1;
   }
+  table->capacity = capacity;
   if (entries + 1 > table->count_capacity) {
     free(table->hyp_count);
     free(table->ref_count);

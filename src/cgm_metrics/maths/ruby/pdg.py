@@ -24,7 +24,9 @@ positions define or read a variable, and which wrappers are no node of the fine 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tree_sitter import Node
 
@@ -368,12 +370,21 @@ def program_graph(
         return None
     flow = _DataFlow(spec, statements, kinds)
     flow.run_block([i for i, s in enumerate(statements) if s.parent < 0], {})
+    return _with_data_edges(flow, statements, labels, edges, max_edges, lambda node: node)
+
+
+def _with_data_edges(flow: _DataFlow, statements: list[_Statement], labels: list[str],
+                     edges: list[tuple[int, int, str]], max_edges: int | None,
+                     graph_node: Callable[[Any], int]) -> ProgramGraph | None:
+    """The graph: ``edges`` and the def-use edges of ``flow`` between graph nodes
+    (``graph_node`` maps an occurrence to its node, -1 for none), or None past ``max_edges``."""
     for source, target, name in flow.edges:
         definitions = statements[source].def_nodes.get(name, [])
-        origin = definitions[-1] if definitions else -1
+        origin = graph_node(definitions[-1]) if definitions else -1
         if origin < 0:
             continue
-        for reader in statements[target].read_nodes.get(name, []):
+        for use in statements[target].read_nodes.get(name, []):
+            reader = graph_node(use)
             if reader >= 0 and reader != origin:
                 edges.append((origin, reader, "data"))
         if max_edges is not None and len(edges) > max_edges:
@@ -447,18 +458,4 @@ def python_program_graph(
             node = node.parent
         return -1 if node is None else index_of[node.id]
 
-    for source, target, name in flow.edges:
-        definitions = statements[source].def_nodes.get(name, [])
-        origin = graph_node(definitions[-1]) if definitions else -1
-        if origin < 0:
-            continue
-        for use in statements[target].read_nodes.get(name, []):
-            reader = graph_node(use)
-            if reader >= 0 and reader != origin:
-                edges.append((origin, reader, "data"))
-        if max_edges is not None and len(edges) > max_edges:
-            return None
-    edges = sorted(dict.fromkeys(edges))
-    if max_edges is not None and len(edges) > max_edges:
-        return None
-    return ProgramGraph(tuple(labels), tuple(edges))
+    return _with_data_edges(flow, statements, labels, edges, max_edges, graph_node)

@@ -105,7 +105,7 @@ enum { AFTER_INDENT, AFTER_NEWLINE, AFTER_OTHER };
  * yields no token for it, so the text from the end of the line's last token through the
  * newline is not rebuilt). */
 static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *removed,
-                            int64_t *indents) {
+                            int64_t *indents, bool quote_errors) {
   /* whitespace other than space and newline goes to tokenize */
   for (int64_t i = 0; i < n;) {
     uint32_t c = utf8_next(s, n, &i);
@@ -114,7 +114,7 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
   int64_t n_removed = 0, n_indents = 1, depth = 0, line_start = 0, pos = 0;
   int64_t token_end = 0, continued_at = -1;
   int previous = AFTER_INDENT;
-  bool logical_start = true;
+  bool logical_start = true, went_negative = false;
   indents[0] = 0;
   while (pos < n) {
     uint8_t c = s[pos];
@@ -150,6 +150,13 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
       continued_at = pos + 2;
       pos += 2;
       continue;
+    } else if ((c == '\'' || c == '"') && quote_errors) {
+      /* an unterminated string: tokenize before Python 3.12 yields the quote alone as an
+       * ERRORTOKEN and goes on; a backslash on the rest of the line could continue it */
+      for (end = pos + 1; end < n && s[end] != '\n'; end++)
+        if (s[end] == '\\') return UNSURE;
+      end = pos + 1;
+      kind = TOKEN_OTHER;
     } else if (c == '\'' || c == '"' || c == '\\') {
       return UNSURE; /* an unterminated string, or a backslash tokenize would reject */
     } else {
@@ -186,7 +193,8 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
         previous = AFTER_INDENT;
       } else if (column < indents[n_indents - 1]) {
         while (column < indents[n_indents - 1]) n_indents--;
-        if (column != indents[n_indents - 1]) return KEEP; /* IndentationError */
+        if (column != indents[n_indents - 1]) /* IndentationError */
+          return went_negative ? UNSURE : KEEP;
         previous = AFTER_OTHER;
       }
       logical_start = false;
@@ -200,7 +208,9 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
     } else if (kind == TOKEN_OPEN) {
       depth++;
     } else if (kind == TOKEN_CLOSE) {
-      if (--depth < 0) return UNSURE;
+      /* tokenize lets the bracket depth go negative; from there on the lines are
+       * continuation lines, so only "EOF in multi-line statement" is certain */
+      if (--depth < 0) went_negative = true;
     }
     previous = AFTER_OTHER;
     token_end = end;
@@ -215,7 +225,8 @@ static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *
     pos = end;
   }
   if (depth != 0 || continued_at == n) return KEEP; /* "EOF in multi-line statement" */
-  if (continued_at >= 0) return UNSURE; /* only spaces after a continuation */
+  if (continued_at >= 0 || went_negative) return UNSURE; /* only spaces after a
+                                                           * continuation; depth back at 0 */
   int64_t written = 0, from = 0;
   for (int64_t r = 0; r < n_removed; r++) {
     memcpy(out + written, s + from, (size_t)(removed[2 * r] - from));
@@ -387,8 +398,9 @@ static int64_t strip_scanned(const uint8_t *s, int64_t n, uint8_t *out,
 
 /* ---------------------------------------------------------------- exported */
 
-/* Comments removed from each text[start[k]:start[k+1]] in `style` (1 Python, 2 the comment
- * style `scanned`): the result is written at out[start[k]:] and its length to length[k], or
+/* Comments removed from each text[start[k]:start[k+1]] in `style` (1 Python, 3 Python
+ * whose tokenize yields an unterminated quote as an error token, 2 the comment style
+ * `scanned`): the result is written at out[start[k]:] and its length to length[k], or
  * UNSURE / KEEP (Python). `out` has as many bytes as `text` (a comment is never shorter than
  * the space that replaces it). */
 CGM_API int cgm_strip_comments(int style, const CommentStyle *scanned, const uint8_t *text,
@@ -404,10 +416,10 @@ CGM_API int cgm_strip_comments(int style, const CommentStyle *scanned, const uin
   for (int64_t k = 0; k < n_texts; k++) {
     const uint8_t *s = text + start[k];
     int64_t n = start[k + 1] - start[k];
-    if (style == 1) {
+    if (style == 1 || style == 3) {
       VEC_RESIZE(&w, &removed, 2 * n + 2);
       VEC_RESIZE(&w, &indents, n + 2);
-      length[k] = strip_python(s, n, out + start[k], removed.data, indents.data);
+      length[k] = strip_python(s, n, out + start[k], removed.data, indents.data, style == 3);
     } else if (style == 2 && scanned != NULL) {
       length[k] = strip_scanned(s, n, out + start[k], scanned);
     } else {

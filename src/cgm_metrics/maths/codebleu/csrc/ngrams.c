@@ -11,21 +11,91 @@
 
 #define ORDER 4
 
+/* Token texts (their UTF-8 bytes) numbered in order of first appearance. */
 typedef struct {
-  Interner tokens;   /* keywords first */
+  U8Vec pool;
+  I64Vec start; /* start[id]; start[count] is the pool's size */
+  I32Vec slots;
+  int32_t count;
+} Words;
+
+static uint64_t hash_bytes(const uint8_t *s, int64_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, s + i, 8);
+    h = (h ^ x) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  uint64_t x = 0;
+  if (n > i) memcpy(&x, s + i, (size_t)(n - i));
+  h = (h ^ x) * 0x94D049BB133111EBULL;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 32;
+  return h;
+}
+
+static void words_rehash(Workspace *w, Words *t, int64_t slots) {
+  VEC_RESIZE(w, &t->slots, slots);
+  ws_fill_i32(&t->slots, -1);
+  uint64_t mask = (uint64_t)slots - 1;
+  for (int32_t id = 0; id < t->count; id++) {
+    int64_t a = t->start.data[id];
+    uint64_t slot = hash_bytes(t->pool.data + a, t->start.data[id + 1] - a) & mask;
+    while (t->slots.data[slot] >= 0) slot = (slot + 1) & mask;
+    t->slots.data[slot] = id;
+  }
+}
+
+static void words_clear(Workspace *w, Words *t, int64_t expected) {
+  t->count = 0;
+  t->pool.size = 0;
+  t->start.size = 0;
+  VEC_PUSH(w, &t->start, 0);
+  int64_t slots = 16;
+  while (slots < 2 * expected + 2) slots *= 2;
+  words_rehash(w, t, slots);
+}
+
+static int32_t word_id(Workspace *w, Words *t, const uint8_t *text, int64_t n) {
+  uint64_t mask = (uint64_t)t->slots.size - 1;
+  uint64_t slot = hash_bytes(text, n) & mask;
+  for (;;) {
+    int32_t id = t->slots.data[slot];
+    if (id < 0) break;
+    int64_t a = t->start.data[id];
+    if (t->start.data[id + 1] - a == n && memcmp(t->pool.data + a, text, (size_t)n) == 0)
+      return id;
+    slot = (slot + 1) & mask;
+  }
+  int32_t id = t->count;
+  VEC_RESERVE(w, &t->pool, n);
+  memcpy(t->pool.data + t->pool.size, text, (size_t)n);
+  t->pool.size += n;
+  VEC_PUSH(w, &t->start, t->pool.size);
+  t->slots.data[slot] = id;
+  t->count = id + 1;
+  if (2 * (int64_t)t->count >= t->slots.size) words_rehash(w, t, 2 * t->slots.size);
+  return id;
+}
+
+typedef struct {
+  Words tokens;      /* keywords first */
   I32Vec token_ids;  /* every token of the call, segment after segment */
   I64Vec token_start;/* per segment */
-  I32Vec sequence;
   I32Vec grams;      /* per order, per token of the item: its n-gram id (-1 none) */
   I32Vec hyp, best, counted;
   KeyMap dense;
 } NgramScratch;
 
 static void ngram_scratch_free(NgramScratch *s) {
-  interner_free(&s->tokens);
+  VEC_FREE(&s->tokens.pool);
+  VEC_FREE(&s->tokens.start);
+  VEC_FREE(&s->tokens.slots);
   VEC_FREE(&s->token_ids);
   VEC_FREE(&s->token_start);
-  VEC_FREE(&s->sequence);
   VEC_FREE(&s->grams);
   VEC_FREE(&s->hyp);
   VEC_FREE(&s->best);
@@ -49,9 +119,7 @@ static void split_tokens(Workspace *w, NgramScratch *s, const uint8_t *text, int
       if (is_python_space(utf8_next(text, b, &after))) break;
       end = after;
     }
-    VEC_RESIZE(w, &s->sequence, end - token);
-    for (int64_t k = token; k < end; k++) s->sequence.data[k - token] = text[k];
-    VEC_PUSH(w, &s->token_ids, intern(w, &s->tokens, s->sequence.data, end - token));
+    VEC_PUSH(w, &s->token_ids, word_id(w, &s->tokens, text + token, end - token));
     i = end;
   }
 }
@@ -186,12 +254,10 @@ CGM_API int cgm_ngram_rows(const uint8_t *text, const int64_t *segment_start,
     return CGM_NO_MEMORY;
   }
   int64_t n_segments = item_start[n_items];
-  interner_clear(&w, &s.tokens, n_keywords + 1024);
+  words_clear(&w, &s.tokens, n_keywords + 1024);
   for (int64_t k = 0; k < n_keywords; k++) {
     int64_t a = keyword_start[k], b = keyword_start[k + 1];
-    VEC_RESIZE(&w, &s.sequence, b - a);
-    for (int64_t i = a; i < b; i++) s.sequence.data[i - a] = keywords[i];
-    intern(&w, &s.tokens, s.sequence.data, b - a);
+    word_id(&w, &s.tokens, keywords + a, b - a);
   }
   int32_t distinct_keywords = s.tokens.count;
   VEC_PUSH(&w, &s.token_start, 0);

@@ -20,13 +20,25 @@ void ws_fill_i32(I32Vec *vec, int32_t value) {
 
 /* ---------------------------------------------------------------- intern table */
 
+/* Only slot positions depend on this hash (ids are numbered in order of first appearance),
+ * so any mixing is exact; two independent chains over pairs of items keep the multiplies'
+ * latency off the critical path. */
 static uint64_t hash_sequence(const int32_t *sequence, int64_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
-  for (int64_t i = 0; i < n; i++) {
-    h ^= (uint32_t)sequence[i];
-    h *= 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 31;
+  uint64_t a = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n, b = 0xD6E8FEB86659FD93ULL;
+  int64_t i = 0;
+  for (; i + 3 < n; i += 4) {
+    uint64_t x = (uint64_t)(uint32_t)sequence[i] | ((uint64_t)(uint32_t)sequence[i + 1] << 32);
+    uint64_t y = (uint64_t)(uint32_t)sequence[i + 2] | ((uint64_t)(uint32_t)sequence[i + 3] << 32);
+    a = (a ^ x) * 0xBF58476D1CE4E5B9ULL;
+    b = (b ^ y) * 0x94D049BB133111EBULL;
+    a ^= a >> 31;
+    b ^= b >> 29;
   }
+  for (; i < n; i++) {
+    a = (a ^ (uint32_t)sequence[i]) * 0xBF58476D1CE4E5B9ULL;
+    a ^= a >> 31;
+  }
+  uint64_t h = a ^ (b * 0xFF51AFD7ED558CCDULL);
   h ^= h >> 29;
   h *= 0x94D049BB133111EBULL;
   h ^= h >> 32;
