@@ -285,7 +285,7 @@ def _name_of(node: Any, parsed: Any, language: str) -> list[str]:
     if kind in ("function_definition", "function_declaration", "function_item", "method",
                 "singleton_method", "method_declaration", "generator_function_declaration",
                 "class_definition", "class_declaration", "class", "module", "struct_item",
-                "function_signature"):
+                "function_signature") or kind in rules.definition_types:
         name = node.child_by_field_name("name")
         return [parsed.node_text(name)] if name is not None else []
     return []

@@ -142,6 +142,11 @@ def check(language: Any, origin: str) -> Language:
         raise TypeError(f"{origin}: CodeBLEU's `rules` of {name!r} must be DataflowRules.")
     if language.codebleu is not None:
         language = language._replace(codebleu=current_styles(language.codebleu))
+    if language.extraction is not None and language.execution is None:
+        raise ValueError(
+            f"{origin}: the `extraction` part of {name!r} needs an `execution` part: the "
+            "program it assembles from a chat answer runs."
+        )
     for key in ("aliases", "multipl_e", "extensions"):
         values = getattr(language, key)
         if isinstance(values, str) or not all(isinstance(x, str) for x in values):

@@ -335,7 +335,9 @@ class ExtractionPart(NamedTuple):
     entry point; ``bare_calls``: a regular expression of names called without parentheses
     (a helper block is taken when the solution calls one of its functions).
 
-    Reading definitions: ``declarator_names``: definition node types whose name ends their
+    Reading definitions: ``definition_types``: node types that define the name in their
+    ``name`` field, besides the common ones (``function_definition``, ``class_declaration``,
+    ``method``...); ``declarator_names``: definition node types whose name ends their
     declarator chain (C++'s ``int A::f(...)``); ``function_variables``: declarations that
     define a function when a variable's value is one of ``function_values``
     (``const f = (x) => ...``); ``classes``: top-level types whose methods are the
@@ -371,6 +373,7 @@ class ExtractionPart(NamedTuple):
     open_tag: str = ""
     words_are_code: bool = False
     bare_calls: str = ""
+    definition_types: frozenset[str] = frozenset()
     declarator_names: frozenset[str] = frozenset()
     function_variables: frozenset[str] = frozenset()
     function_values: frozenset[str] = frozenset()
