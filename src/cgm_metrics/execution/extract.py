@@ -50,7 +50,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..languages import DEFAULT_LANGUAGE, Language, all_languages, find, iter_parts, resolve
+from ..languages import (
+    DEFAULT_LANGUAGE,
+    Language,
+    all_languages,
+    builtin,
+    find,
+    iter_parts,
+    plugins,
+    resolve,
+)
 from ..languages.parts import ExtractionPart
 from .problems import Problem, program_for
 
@@ -71,31 +80,47 @@ _FOREIGN_TAGS = frozenset({
 })
 
 
+#: the extraction part of each language :func:`_language` resolved, by name (set again on
+#: every call, so a plugin read again is seen)
+_PARTS: dict[str, ExtractionPart] = {}
+
+
 def _language(language: Any) -> str:
     """The name of the language ``language`` names; it must have an extraction part."""
-    return resolve(language, "language", part="extraction", user="chat-answer extraction").name
+    found: Language = resolve(language, "language", part="extraction",
+                              user="chat-answer extraction")
+    assert found.extraction is not None
+    _PARTS[found.name] = found.extraction
+    return found.name
 
 
 def _part(name: str) -> ExtractionPart:
-    """The extraction part of a language (a name :func:`_language` gave: a quick look-up)."""
-    found: Language | None = find(name)
-    part = found.extraction if found is not None else None
-    if part is None:  # not resolved yet: the resolver's error
-        part = resolve(name, "language", part="extraction").extraction
-        assert part is not None
+    """The extraction part of a language :func:`_language` resolved (a quick look-up)."""
+    part = _PARTS.get(name)
+    if part is None:
+        _language(name)
+        part = _PARTS[name]
     return part
+
+
+_TAGS_READ: list[Any] = [None, None, frozenset()]  # (built-in, plugins) they were read from
 
 
 def _other_tags() -> frozenset[str]:
     """Every tag that names a language: the languages' own names, aliases, MultiPL-E keys and
-    file extensions, their extraction tags, and the foreign ones."""
+    file extensions, their extraction tags, and the foreign ones (read again when the
+    languages read change)."""
+    known, extra = builtin(), plugins()
+    if _TAGS_READ[0] is known and _TAGS_READ[1] is extra:
+        return _TAGS_READ[2]
     tags = set(_FOREIGN_TAGS)
     for language in all_languages().values():
         tags.update(name.lower() for name in language.names)
         tags.update(extension.lstrip(".").lower() for extension in language.extensions)
         if language.extraction is not None:
             tags.update(language.extraction.tags)
-    return frozenset(tags)
+    _TAGS_READ[:] = [known, extra, frozenset(tags)]
+    return _TAGS_READ[2]
 
 
 def __getattr__(name: str) -> Any:

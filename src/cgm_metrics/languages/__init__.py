@@ -303,8 +303,8 @@ def resolve(
     """
     if isinstance(lang, (list, tuple)) and len(lang) == 1:
         lang = lang[0]
-    covered = names(part)
     if not isinstance(lang, str):
+        covered = names(part)
         raise TypeError(
             f"`{argument}` must be a language name such as {_example(covered)!r}, got "
             f"{type(lang).__name__}. Supported: {', '.join(covered)}."
@@ -312,6 +312,7 @@ def resolve(
     language = find(lang)
     who = f" of {user}" if user else ""
     if language is None:
+        covered = names(part)
         raise UnsupportedLanguageError(
             f"Unknown language {lang!r} for `{argument}`{who}."
             f"{did_you_mean(lang, [*names(), *aliases()])} Supported: "
@@ -319,6 +320,7 @@ def resolve(
             " lists them."
         )
     if part is not None and not language.has(part):
+        covered = names(part)
         raise UnsupportedLanguageError(
             f"{language.display_name} ({language.name!r}, `{argument}`) has no {PARTS[part]} "
             f"part: its module {language.module} defines no `{part}`. Supported: "
