@@ -5,7 +5,8 @@ truth; it is mapped to the package ``cgm_metrics.modules.<name>``, so a wheel or
 ``pip install .`` holds ``cgm_metrics/modules/<name>/``, and ``cgm_metrics.module_path(name)``
 finds it there (or in ``metrics/`` of a source checkout, for editable installs).
 
-The C sources of ``src/cgm_metrics/maths/csrc`` and ``src/cgm_metrics/maths/*/csrc`` (CodeBLEU's engine, RUBY's tree edit distance)
+The C sources of ``src/cgm_metrics/maths/csrc`` and ``src/cgm_metrics/maths/*/csrc`` (CodeBLEU's engine, RUBY's program graphs and
+tree edit distance, chrF's n-gram matches)
 are compiled ahead of time into one shared library, ``cgm_metrics/_native.so`` (``.dll`` on
 Windows), with the system's C compiler. It uses no Python API (it is loaded with ctypes),
 so one build serves every Python version of a platform: wheels are tagged

@@ -22,7 +22,8 @@ libraries); ours must give the same numbers: every pair fraction is checked equa
    --help``, ``cgm agreement`` on HearthStone, and on the CoNaLa-sized file with the published
    protocol and ``--json``.
 
-Every side runs ``--repeats`` times, interleaved; the best run counts.
+Every side runs ``--repeats`` (>= 3) times, interleaved; the best run counts (the median is
+recorded too). Every run appends its figures to benchmarks/results/agreement.json.
 
     python benchmarks/agreement.py [--repeats 3] [--cli-only]
 """
@@ -41,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchtools import best_of, load, tranx_tokens  # noqa: E402
+from benchtools import Record, interleaved, load, tranx_tokens  # noqa: E402
 
 from cgm_metrics.agreement import graded_from_rows, run_agreement  # noqa: E402
 
@@ -190,7 +191,7 @@ def timed_process(args: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def command_line(repeats: int) -> None:
+def command_line(repeats: int, record: Record) -> None:
     with tempfile.TemporaryDirectory() as folder:
         conala = Path(folder) / "conala-sized.graded.jsonl"
         conala.write_text("".join(json.dumps(row) + "\n" for row in conala_sized_rows()))
@@ -201,35 +202,40 @@ def command_line(repeats: int) -> None:
                 "cgm agreement CoNaLa-sized --protocol evtikhiev2023 --json":
                     ["-m", "cgm_metrics", "agreement", str(conala), "--protocol",
                      "evtikhiev2023", "--json", str(Path(folder) / "out.json")]}
-        timed = best_of({label: (lambda a=args: timed_process(a)) for label, args in
-                         runs.items()}, repeats)
-        bare = timed["python -c pass (interpreter start-up)"][0]
+        timed = interleaved({label: (lambda a=args: timed_process(a)) for label, args in
+                             runs.items()}, repeats)
+        bare = timed["python -c pass (interpreter start-up)"].best
         print("| end to end, fresh process | seconds | x interpreter start-up |\n|---|---:|---:|")
-        for label, (seconds, _) in timed.items():
-            print(f"| {label} | {seconds:.2f} | {seconds / bare:.1f} |")
+        for label, timing in timed.items():
+            print(f"| {label} | {timing.best:.2f} | {timing.best / bare:.1f} |")
+            record.value(label, timing.best, "s", "wall seconds of a fresh process, best run")
 
 
-def in_process(repeats: int) -> None:
+def in_process(repeats: int, record: Record) -> None:
     hs_rows = [json.loads(line) for line in HS.read_text(encoding="utf-8").splitlines()]
     conala_rows = conala_sized_rows()
     print("| data, published protocol | published procedure (s) | ours (s) | ratio | pair "
           "fractions equal |\n|---|---:|---:|---:|---|")
-    for label, rows, source in (("HearthStone, 66 items, 2 systems, 7 metrics, 500 resamples", hs_rows,
-                                 HS),
-                                ("CoNaLa-sized, 472 items, 5 systems, 7 metrics, 500 resamples",
-                                 conala_rows, None)):
+    for key, label, rows, source in (
+            ("HearthStone", "HearthStone, 66 items, 2 systems, 7 metrics, 500 resamples",
+             hs_rows, HS),
+            ("CoNaLa-sized", "CoNaLa-sized, 472 items, 5 systems, 7 metrics, 500 resamples",
+             conala_rows, None)):
         def ours(rows=rows, source=source):
             data = source if source is not None else graded_from_rows(rows)
             return run_agreement(data, protocol="evtikhiev2023", correlations=False)
 
-        timed = best_of({"peer": lambda rows=rows: published_procedure(rows), "ours": ours},
-                        repeats)
-        compared = same_fractions(timed["ours"][1], timed["peer"][1])
-        peer_time, our_time = timed["peer"][0], timed["ours"][0]
-        print(f"| {label} ({len(timed['ours'][1].models)} models) | {peer_time:.2f} | "
-              f"{our_time:.3f} | {peer_time / our_time:.0f}x | all {compared} |", flush=True)
+        timed = interleaved({"peer": lambda rows=rows: published_procedure(rows), "ours": ours},
+                            repeats)
+        compared = same_fractions(timed["ours"].result, timed["peer"].result)
+        peer_time, our_time = timed["peer"].best, timed["ours"].best
+        ratio = record.ratio(key, timed["peer"], timed["ours"],
+                             f"{label}: the published procedure with its libraries vs "
+                             "run_agreement(protocol='evtikhiev2023', correlations=False)")
+        print(f"| {label} ({len(timed['ours'].result.models)} models) | {peer_time:.2f} | "
+              f"{our_time:.3f} | {ratio:.0f}x | all {compared} |", flush=True)
     data = graded_from_rows(conala_rows)
-    timed = best_of({
+    timed = interleaved({
         "HearthStone, published protocol + correlations":
             lambda: run_agreement(HS, protocol="evtikhiev2023"),
         "HearthStone, default protocol (1000 resamples)":
@@ -238,21 +244,24 @@ def in_process(repeats: int) -> None:
             lambda: run_agreement(data, n_resamples=500, correlations=False),
     }, repeats)
     print("\n| ours only (no published counterpart) | seconds |\n|---|---:|")
-    for label, (seconds, _) in timed.items():
-        print(f"| {label} | {seconds:.3f} |")
+    for label, timing in timed.items():
+        print(f"| {label} | {timing.best:.3f} |")
+        record.value(label, timing.best, "s", "ours only, best run")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs (>= 3)")
     parser.add_argument("--cli-only", action="store_true")
     args = parser.parse_args()
     print(f"best of {args.repeats} interleaved runs; {load()}")
+    record = Record("agreement", {"repeats": args.repeats, "cli_only": args.cli_only})
     if not args.cli_only:
-        in_process(args.repeats)
+        in_process(args.repeats, record)
         print()
-    command_line(args.repeats)
+    command_line(args.repeats, record)
     print(load())
+    record.write()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@
   inside each side's timed function, or outside both.
 - Every figure comes with the load average before and after, because the machine may be
   shared: compare the ratios of one run, not absolute times across runs.
-- Every run of a script appends its figures, with the machine, the load and the date, to
+- Every run of a script appends its figures, with the machine, the load, the date and the
+  commit measured, to
   ``benchmarks/results/<script>.json`` (:class:`Record`); the README and the cards quote those
   files (a range over the recorded runs), and ``tests/test_benchmark_figures.py`` fails when a
   quoted ratio is in no recorded run.
@@ -87,6 +88,23 @@ def machine() -> dict[str, Any]:
             "python": platform.python_version()}
 
 
+def code_version() -> dict[str, Any]:
+    """The commit of the code measured, and whether the work tree had changes (git, if any)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                  ".", ":!benchmarks/results"],
+                                 cwd=root, capture_output=True, text=True,
+                                 timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return {"commit": commit, "changed": bool(changed)} if commit else {}
+
+
 class Record:
     """One run of a benchmark script: its figures, appended to ``results/<name>.json`` by
     :meth:`write` with the machine, the load average before and after, the date and the
@@ -98,6 +116,7 @@ class Record:
         self.settings = settings
         self.started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         self.load_before = [round(x, 2) for x in os.getloadavg()]
+        self.code = code_version()
         self.figures: dict[str, dict[str, Any]] = {}
 
     def ratio(self, key: str, peer: Timing, ours: Timing, compares: str, unit: int = 1,
@@ -126,6 +145,7 @@ class Record:
             "date": self.started, "machine": machine(),
             "load_before": self.load_before, "load_after": [round(x, 2) for x in os.getloadavg()],
             "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+            **({"code": self.code} if self.code else {}),
             "settings": self.settings, "figures": self.figures,
         })
         path.write_text(json.dumps(recorded, indent=1) + "\n", encoding="utf-8")

@@ -8,9 +8,10 @@ pairs as a language the package has, for scale.
 
 Corpus per language: the five programs of tests/data/codebleu_languages, each against
 ``--variants`` edited copies of itself (a random span deleted, duplicated or replaced by
-another program's line; a fixed seed). Every figure is CPU time per pair, the best of
-``--repeats`` interleaved runs of one ``calc_codebleu`` call on the whole corpus, after a
-first call that loads the grammar; the two engines' statistics rows are compared.
+another program's line; a fixed seed). Every figure is CPU time per pair, the best (and the
+median) of ``--repeats`` (>= 3) interleaved runs of one ``calc_codebleu`` call on the whole
+corpus, after a first call that loads the grammar; the two engines' statistics rows are
+compared. Every run appends its figures to benchmarks/results/codebleu_languages.json.
 
 Cost at the Space's snippet size, as ``benchmarks/metric_cost.py`` measures it for the
 languages of its worst cases (Python, Java, JavaScript): per language, one item of
@@ -42,11 +43,12 @@ from cgm_metrics.maths.codebleu.options import CodeBleuOptions  # noqa: E402
 from cgm_metrics.maths.codebleu.statistics import STAGES, engine, statistics_rows  # noqa: E402
 
 sys.path.insert(0, str(HERE))
-from benchtools import load  # noqa: E402
+from benchtools import Record, interleaved, load  # noqa: E402
 
 NEW = ("kotlin", "swift", "scala", "lua", "bash", "haskell", "julia")
 DATA = ROOT / "tests" / "data" / "codebleu_languages"
 ENGINE = "CGM_CODEBLEU_ENGINE"
+ENGINES = ("compiled", "python")
 
 
 def programs(lang: str) -> list[str]:
@@ -102,11 +104,10 @@ def with_engine(name: str, function, *args):
 def measure(lang: str, predictions: list[str], references: list[str], repeats: int) -> dict:
     calc_codebleu(["x"], ["x"], lang)  # grammar and tables loaded outside the timings
     with_engine("python", calc_codebleu, ["x"], ["x"], lang)
-    best = {"compiled": float("inf"), "python": float("inf")}
-    for _ in range(repeats):
-        for name in best:
-            _, seconds = with_engine(name, calc_codebleu, references, predictions, lang)
-            best[name] = min(best[name], seconds)
+    timed = interleaved({name: (lambda name=name: with_engine(
+        name, calc_codebleu, references, predictions, lang)[0]) for name in ENGINES},
+        repeats, clock=time.process_time)
+    best = {name: timing.best for name, timing in timed.items()}
     metric = CodeBleuMetric(lang=lang)
     refs = [[r] for r in references]
     rows = {name: with_engine(name, metric.statistics, predictions, refs)[0] for name in best}
@@ -120,6 +121,7 @@ def measure(lang: str, predictions: list[str], references: list[str], repeats: i
         "chars": sum(map(len, predictions)) + sum(map(len, references)),
         "compiled": best["compiled"],
         "python": best["python"],
+        "timed": timed,
         "equal": bool(np.array_equal(rows["compiled"], rows["python"])),
         "stages": timings,
         "other": max(profiled - sum(timings.values()), 0.0),
@@ -153,12 +155,15 @@ def cost(lang: str, chars: int, repeats: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", type=int, default=40, help="edited copies per program")
-    parser.add_argument("--repeats", type=int, default=5, help="interleaved runs, best counts")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="interleaved runs (>= 3), best and median kept")
     parser.add_argument("--chars", type=int, default=5000, help="snippet size of the cost rows")
     args = parser.parse_args()
     if engine() != "compiled":
         sys.exit("the compiled CodeBLEU engine is not available here: nothing to compare")
     print(f"CodeBLEU, compiled vs pure-Python reference engine ({load()})")
+    record = Record("codebleu_languages", {"variants": args.variants, "repeats": args.repeats,
+                                           "chars": args.chars, "clock": "process_time"})
     print("| language | pairs | compiled us/pair | reference us/pair | reference / compiled | "
           "rows equal | corpus CodeBLEU | dataflow |")
     print("|---|---|---|---|---|---|---|---|")
@@ -170,6 +175,9 @@ def main() -> None:
             predictions, references = corpus(lang, args.variants)
         found = results[lang] = measure(lang, predictions, references, args.repeats)
         n = found["pairs"]
+        record.ratio(lang, found["timed"]["python"], found["timed"]["compiled"],
+                     f"calc_codebleu on {n} {lang} pairs: the pure-Python engine vs the compiled "
+                     "one (CPU seconds)", n, "pair")
         print(f"| {lang}{' (golden pairs)' if lang == 'java' else ''} | {n} | "
               f"{1e6 * found['compiled'] / n:.0f} | {1e6 * found['python'] / n:.0f} | "
               f"{found['python'] / found['compiled']:.1f}x | {found['equal']} | "
@@ -183,9 +191,14 @@ def main() -> None:
     print(f"\ncost at {args.chars:,} characters with 8 references (s / 1k chars; class attribute "
           f"{CodeBleuMetric.seconds_per_1k_chars}):")
     for lang in NEW:
-        print(f"  {lang:8s} {cost(lang, args.chars, args.repeats):.4f}")
+        seconds = cost(lang, args.chars, args.repeats)
+        record.value(f"cost {lang}", seconds, "s/1k chars",
+                     f"CodeBleuMetric.statistics of one {args.chars}-character item with 8 "
+                     "references, median")
+        print(f"  {lang:8s} {seconds:.4f}")
     print(f"\n({load()}; CPU times of one process: compare the ratios, not the absolute "
           "figures across runs)")
+    record.write()
 
 
 if __name__ == "__main__":

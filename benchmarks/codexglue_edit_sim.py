@@ -6,8 +6,9 @@ Items: lines of the codebleu golden files (tests/data) as predictions (with inde
 newline, as in a predictions file), against edited copies or other lines. The evaluator's loop
 per item: strip the prediction, restore literal placeholders in both, ``fuzz.ratio``, compare
 the whitespace-split tokens. codexglue_edit_sim computes the same rows with one vectorised
-``rapidfuzz.process.cpdist`` call. Each side runs ``--repeats`` times on the same items; the
-best time counts, and every per-item value must be equal.
+``rapidfuzz.process.cpdist`` call. Both sides run ``--repeats`` (>= 3) times on the same
+items, interleaved; the best run counts (the median is recorded too, in
+benchmarks/results/codexglue_edit_sim.json), and every per-item value must be equal.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ import argparse
 import json
 import random
 import re
-import time
+import sys
 import warnings
 from pathlib import Path
 
 from cgm_metrics.maths.codexglue import CodeXGlueEditSimMetric
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import Record, interleaved, load  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "data" / "codebleu"
 
@@ -74,34 +78,34 @@ def run_ours(preds, refs):
     return stats[:, 0].tolist(), [bool(x) for x in stats[:, 1]]
 
 
-def best_of(repeats, function, *args):
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function(*args)
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=20000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs (>= 3)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     preds, refs = lines(args.lines)
     n = len(preds)
-    print(f"{n} lines, {sum(map(len, preds)) / n:.0f} characters per prediction on average")
-    theirs_time, theirs = best_of(args.repeats, run_evaluator, preds, refs)
-    ours_time, ours = best_of(args.repeats, run_ours, preds, refs)
+    print(f"{n} lines, {sum(map(len, preds)) / n:.0f} characters per prediction on average; "
+          f"{args.repeats} interleaved runs; {load()}")
+    record = Record("codexglue_edit_sim", {"lines": n, "repeats": args.repeats})
+    timed = interleaved({"evaluator": lambda: run_evaluator(preds, refs),
+                         "ours": lambda: run_ours(preds, refs)}, args.repeats)
+    theirs_time, theirs = timed["evaluator"].best, timed["evaluator"].result
+    ours_time, ours = timed["ours"].best, timed["ours"].result
     same = ours == (list(map(float, theirs[0])), theirs[1])
     print(f"edit sim {sum(ours[0]) / n:.4f}, EM {100 * sum(ours[1]) / n:.2f}; per-item values "
           f"{'all equal' if same else 'DIFFER'}")
     print(f"evaluator loop      {theirs_time:7.3f} s ({1e6 * theirs_time / n:.1f} us/line)")
     print(f"codexglue_edit_sim  {ours_time:7.3f} s ({1e6 * ours_time / n:.1f} us/line)")
-    print(f"throughput ratio (codexglue_edit_sim / evaluator): {theirs_time / ours_time:.1f}x")
     if not same:
         raise SystemExit("codexglue_edit_sim and the evaluator disagree")
+    ratio = record.ratio("lines", timed["evaluator"], timed["ours"],
+                         "CodeXGLUE's evaluator loop (fuzzywuzzy per line) vs "
+                         "CodeXGlueEditSimMetric().statistics on the same lines", n, "line")
+    print(f"throughput ratio (codexglue_edit_sim / evaluator): {ratio:.1f}x (medians "
+          f"{timed['evaluator'].median / timed['ours'].median:.1f}x)")
+    record.write()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ Overhead (``--overhead``): one worker, serially, the same compile and run comman
 outside the sandbox (a plain subprocess in a temporary directory) and inside it (one
 ``Sandbox.run`` per program), per language; the difference is what the sandbox adds.
 
+Every run appends its figures, with the machine, the load and the date, to
+benchmarks/results/execution_languages.json.
+
     python benchmarks/execution_languages.py --parity [--languages cpp java]
     python benchmarks/execution_languages.py [--workers 2] [--programs 40] [--overhead]
 """
@@ -43,6 +46,9 @@ from cgm_metrics.execution.languages import (
 )
 from cgm_metrics.execution.sandbox import Limits, Sandbox
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import Record  # noqa: E402
+
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 PARITY_FILES = {"cpp": "cpp", "java": "java", "javascript": "js", "python": "python"}
 # MultiPL-E's run timeouts (its safe_subprocess default; node's subprocess.run)
@@ -67,7 +73,7 @@ def program_text(row: dict) -> str:
     return row["prompt"] + row["completion"] + "\n" + row["tests"]
 
 
-def parity(languages: list[str], workers: int) -> None:
+def parity(languages: list[str], workers: int, record: Record) -> None:
     for lang in languages:
         rows = load_parity(lang)
         start = time.perf_counter()
@@ -77,6 +83,10 @@ def parity(languages: list[str], workers: int) -> None:
         elapsed = time.perf_counter() - start
         differ = [(r, o) for r, o in zip(rows, outcomes, strict=True) if r["status"] != o.verdict]
         agree = len(rows) - len(differ)
+        record.value(f"parity {lang}", agree / len(rows), "share",
+                     f"{agree} of {len(rows)} verdicts equal to MultiPL-E's")
+        record.value(f"parity {lang} programs/s", len(rows) / elapsed, "programs/s",
+                     f"{workers} workers")
         print(f"{lang}: {agree}/{len(rows)} agree ({agree / len(rows):.2%}), "
               f"{len(rows) / elapsed:.1f} programs/s over {elapsed:.0f} s")
         for row, outcome in differ:
@@ -98,19 +108,25 @@ def texts_for(lang: str, count: int) -> list[str]:
     else:
         texts = [row["program"] for row in load_conventions(lang)
                  if row["expected"] != "Timeout"]
-    return [texts[i % len(texts)] for i in range(count)]
+    return [texts[i % len(texts)] for i in range(count)] if texts else []
 
 
-def throughput(languages: list[str], workers: int, count: int) -> None:
+def throughput(languages: list[str], workers: int, count: int, record: Record) -> None:
     print(f"{count} programs a language, {workers} workers, {os.cpu_count()} CPUs, load "
           f"average {os.getloadavg()[0]:.1f} (worker set-up and toolchain canaries included)")
     for lang in languages:
         texts = texts_for(lang, count)
+        if not texts:
+            print(f"  {lang:11s} no programs in tests/data for this language: skipped")
+            continue
         start = time.perf_counter()
         outcomes = run_sources(texts, lang, num_workers=workers, allow_code_execution=True,
                                limits=Limits(timeout=get_language(lang).default_timeout))
         elapsed = time.perf_counter() - start
         passed = sum(o.passed for o in outcomes)
+        record.value(f"{lang} programs/s", count / elapsed, "programs/s",
+                     f"{count} programs, {workers} workers, set-up and canaries included; "
+                     f"{passed} pass")
         print(f"  {lang:11s} {count / elapsed:6.2f} programs/s  ({elapsed:5.1f} s, {passed} "
               f"pass; load {os.getloadavg()[0]:.1f})")
 
@@ -133,14 +149,16 @@ def _outside(argv_steps: list[list[str]], files: dict[str, str]) -> float:
         return time.perf_counter() - start
 
 
-def overhead(languages: list[str], count: int) -> None:
+def overhead(languages: list[str], count: int, record: Record) -> None:
     print(f"\ncompile + run of one program, {count} programs, one worker, serially (median "
           "seconds a program); inside = Sandbox.run, outside = plain subprocesses")
     for lang in languages:
         if lang == "python":
             continue
-        toolchain = find_toolchain(lang)
         texts = texts_for(lang, count)
+        if not texts:
+            continue
+        toolchain = find_toolchain(lang)
         programs = [steps_for(lang, text, None, toolchain) for text in texts]
         outside, inside = [], []
         with Sandbox(Limits(timeout=get_language(lang).default_timeout),
@@ -152,6 +170,9 @@ def overhead(languages: list[str], count: int) -> None:
                 box.run(program)
                 inside.append(time.perf_counter() - start)
         out_s, in_s = statistics.median(outside), statistics.median(inside)
+        record.value(f"{lang} outside", out_s, "s", f"median of {count}: compile + run, plain "
+                     "subprocesses")
+        record.value(f"{lang} inside", in_s, "s", f"median of {count}: the same, Sandbox.run")
         print(f"  {lang:11s} outside {out_s:6.3f}  inside {in_s:6.3f}  added "
               f"{in_s - out_s:+.3f} s ({(in_s - out_s) / out_s:+.0%})")
 
@@ -165,13 +186,18 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--programs", type=int, default=40)
     args = parser.parse_args()
+    record = Record("execution_languages", {"parity": args.parity, "overhead": args.overhead,
+                                            "languages": args.languages,
+                                            "workers": args.workers, "programs": args.programs})
     if args.parity:
-        parity(args.languages or list(PARITY_FILES), args.workers)
+        parity(args.languages or list(PARITY_FILES), args.workers, record)
+        record.write()
         return
     languages = args.languages or list(LANGUAGES)
-    throughput(languages, args.workers, args.programs)
+    throughput(languages, args.workers, args.programs, record)
     if args.overhead:
-        overhead(languages, max(5, args.programs // 4))
+        overhead(languages, max(5, args.programs // 4), record)
+    record.write()
 
 
 if __name__ == "__main__":

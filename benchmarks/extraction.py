@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chat_answers  # noqa: E402
-from benchtools import load  # noqa: E402
+from benchtools import Record, interleaved, load  # noqa: E402
 
 from cgm_metrics.execution.extract import assembled_parts, extract_code  # noqa: E402
 
@@ -57,7 +57,7 @@ def originals(language: str, per_language: int) -> list[chat_answers.Original]:
     return [rows[(i * len(rows)) // per_language] for i in range(per_language)]
 
 
-def speed(rounds: int, per_language: int) -> None:
+def speed(rounds: int, per_language: int, record: Record) -> None:
     print(f"extraction + assembly per answer ({load()})\n")
     print("| language | answers | mean | p95 | max |")
     print("|---|---|---|---|---|")
@@ -76,6 +76,8 @@ def speed(rounds: int, per_language: int) -> None:
                 assembled_parts(problem, extract_code(answer, problem))
                 best[index] = min(best[index], time.perf_counter() - start)
         ordered = sorted(best)
+        record.value(f"{language} mean", 1e3 * statistics.fmean(best), "ms/answer",
+                     f"extract_code + assembly of {len(items)} answers, best of {rounds} each")
         print(f"| {language} | {len(items)} | {1e3 * statistics.fmean(best):.3f} ms | "
               f"{1e3 * ordered[int(0.95 * (len(ordered) - 1))]:.3f} ms | "
               f"{1e3 * ordered[-1]:.3f} ms |")
@@ -85,22 +87,19 @@ def speed(rounds: int, per_language: int) -> None:
         print("\n(EvalPlus not installed: pip install --no-deps evalplus tempdir wget appdirs "
               "multipledispatch, for the peer's figure)")
         return
-    ours_total = peer_total = 0.0
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for problem, answer in python_answers:
-            assembled_parts(problem, extract_code(answer, problem))
-        ours = time.perf_counter() - start
-        start = time.perf_counter()
-        for problem, answer in python_answers:
-            sanitize(answer, problem.entry_point)
-        peer = time.perf_counter() - start
-        ours_total = ours if not ours_total else min(ours_total, ours)
-        peer_total = peer if not peer_total else min(peer_total, peer)
+    timed = interleaved({
+        "ours": lambda: [assembled_parts(problem, extract_code(answer, problem))
+                         for problem, answer in python_answers],
+        "evalplus": lambda: [sanitize(answer, problem.entry_point)
+                             for problem, answer in python_answers]}, rounds)
     count = len(python_answers)
+    ratio = record.ratio("python vs EvalPlus", timed["evalplus"], timed["ours"],
+                         "EvalPlus's sanitize of every Python answer vs our extract_code and "
+                         "the program's assembly", count, "answer")
     print(f"\nPython answers ({count}), same run: EvalPlus sanitize "
-          f"{1e3 * peer_total / count:.3f} ms/answer, ours {1e3 * ours_total / count:.3f} "
-          f"ms/answer ({peer_total / ours_total:.1f}x) ({load()})")
+          f"{1e3 * timed['evalplus'].best / count:.3f} ms/answer, ours "
+          f"{1e3 * timed['ours'].best / count:.3f} ms/answer ({ratio:.1f}x; medians "
+          f"{timed['evalplus'].median / timed['ours'].median:.1f}x) ({load()})")
 
 
 def parity(per_language: int, workers: int, languages: tuple[str, ...]) -> None:
@@ -152,14 +151,16 @@ def peer_parity(per_language: int, workers: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3, help="passes (>= 3)")
     parser.add_argument("--parity", action="store_true")
     parser.add_argument("--per-language", type=int, default=60,
                         help="originals of each large set (0: all)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--languages", default=",".join(LANGUAGES))
     args = parser.parse_args()
-    speed(args.rounds, args.per_language)
+    record = Record("extraction", {"rounds": args.rounds, "per_language": args.per_language})
+    speed(args.rounds, args.per_language, record)
+    record.write()
     if args.parity:
         parity(args.per_language, args.workers, tuple(args.languages.split(",")))
 

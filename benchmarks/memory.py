@@ -22,6 +22,9 @@ call; a case that does not finish within ``--timeout`` seconds is reported as su
 peak it had reached. To measure another checkout (e.g. the code before a change), run this
 script with that checkout's ``src`` first on ``PYTHONPATH``.
 
+Every run appends its figures (per case: seconds, peak MB), with the machine, the load and
+the date, to benchmarks/results/memory.json.
+
     python benchmarks/memory.py [--case NAME ...] [--timeout SECONDS]
 """
 
@@ -36,6 +39,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import Record  # noqa: E402
 
 #: agreement cases: (systems, items, distinct outputs per item or None for all distinct)
 AGREEMENT = {"agreement-100x20": (100, 20, None), "agreement-2500x2": (2500, 2, None),
@@ -148,6 +154,7 @@ def main() -> None:
         child(args.child)
         return
     print(f"{'case':<20} {'seconds':>9} {'peak MB':>9} {'before MB':>10}  outcome")
+    record = Record("memory", {"cases": args.case, "timeout": args.timeout})
     library = None
     for case in args.case:
         process = subprocess.Popen([sys.executable, __file__, "--child", case],
@@ -160,6 +167,7 @@ def main() -> None:
             process.communicate()
             print(f"{case:<20} {'>' + format(args.timeout, 'g'):>9} {peak:>9.0f} {'':>10}  "
                   "did not finish: stopped (peak so far)")
+            record.value(f"{case} peak", peak, "MB", f"did not finish in {args.timeout:g} s")
             continue
         lines = [line for line in out.splitlines() if line.startswith("{")]
         if process.returncode != 0 or not lines:
@@ -170,8 +178,13 @@ def main() -> None:
         library = result["library"]
         print(f"{case:<20} {result['seconds']:>9.2f} {result['peak_mb']:>9} "
               f"{result['rss_before_mb']:>10}  {result['outcome']}")
+        record.value(f"{case} seconds", result["seconds"], "s", "the measured call")
+        record.value(f"{case} peak", result["peak_mb"], "MB",
+                     f"peak resident memory of the child ({result['rss_before_mb']} MB before "
+                     f"the call); outcome {result['outcome']}")
     if library:
         print(f"library measured: {library}")
+    record.write()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ Times the WordNet load (nltk's ``WordNetCorpusReader`` against the reader METEOR
 METEOR on worst-case inputs of ``benchmarks/worst_case.py`` and on English-heavy code, checks
 that every value is equal, and prints the ratios. Both sides run in this process on the same
 database; each call is timed whole on both sides (tokenizing, building the stemmer or the
-metric), interleaved, and the best of ``--repeat`` runs counts for the per-call timings.
+metric). Every timing runs both sides ``--repeat`` (>= 3) times, interleaved; the best run
+counts and the median is recorded too; every run of the script appends its figures to
+benchmarks/results/meteor.json.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import argparse
 import importlib.util
 import random
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from nltk.translate.meteor_score import single_meteor_score
 from cgm_metrics.maths.classic import wordnet as wn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchtools import load  # noqa: E402
+from benchtools import Record, interleaved, load  # noqa: E402
 
 from cgm_metrics.core import code_tokens
 from cgm_metrics.maths.classic.meteor import MeteorMetric
@@ -50,19 +51,19 @@ def english_code(n_chars: int, seed: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved runs (>= 3)")
     args = parser.parse_args()
+    record = Record("meteor", {"repeat": args.repeat, "chars": 5000})
     pointer = wn._locate()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        start = time.perf_counter()
-        nltk_reader = WordNetCorpusReader(pointer, None)
-        nltk_load = time.perf_counter() - start
-        start = time.perf_counter()
-        wn._reader_class()(pointer, None)
-        our_load = time.perf_counter() - start
-    print(f"{load()}\nWordNet load (one run each): nltk {nltk_load:.2f} s, ours "
-          f"{our_load:.2f} s, {nltk_load / our_load:.1f}x")
+        timed = interleaved({"nltk": lambda: WordNetCorpusReader(pointer, None),
+                             "ours": lambda: wn._reader_class()(pointer, None)}, args.repeat)
+    nltk_reader = timed["nltk"].result
+    ratio = record.ratio("WordNet load", timed["nltk"], timed["ours"],
+                         "nltk's WordNetCorpusReader vs the reader METEOR uses, same database")
+    print(f"{load()}\nWordNet load: nltk {timed['nltk'].best:.2f} s, ours "
+          f"{timed['ours'].best:.2f} s, {ratio:.1f}x")
     n = 5000
     flat = worst_case.flat_python(n)
     cases = [
@@ -75,21 +76,24 @@ def main() -> None:
     ]
     print("| case | nltk (s) | ours (s) | ratio |\n|---|---:|---:|---:|")
     for label, prediction, references in cases:
-        nltk_best = ours_best = float("inf")
-        for _ in range(args.repeat):
-            start = time.perf_counter()
+        def nltk_call(prediction=prediction, references=references):
             stemmer = PorterStemmer()
             hyp = code_tokens(prediction)
-            expected = max(single_meteor_score(code_tokens(r), hyp, stemmer=stemmer,
-                                               wordnet=nltk_reader) for r in references)
-            nltk_best = min(nltk_best, time.perf_counter() - start)
-            start = time.perf_counter()
-            ours = MeteorMetric().compute([prediction], [references])["score"]
-            ours_best = min(ours_best, time.perf_counter() - start)
-            assert ours == expected, (label, ours, expected)
-        print(f"| {label} | {nltk_best:.2f} | {ours_best:.2f} | {nltk_best / ours_best:.1f}x |",
-              flush=True)
+            return max(single_meteor_score(code_tokens(r), hyp, stemmer=stemmer,
+                                           wordnet=nltk_reader) for r in references)
+
+        timed = interleaved({
+            "nltk": nltk_call,
+            "ours": lambda p=prediction, r=references: MeteorMetric().compute([p], [r])["score"],
+        }, args.repeat)
+        assert timed["ours"].result == timed["nltk"].result, label
+        ratio = record.ratio(label, timed["nltk"], timed["ours"],
+                             "single_meteor_score (nltk's stemmer and WordNet reader, best "
+                             "reference) vs MeteorMetric().compute, one item, built in the call")
+        print(f"| {label} | {timed['nltk'].best:.2f} | {timed['ours'].best:.2f} | "
+              f"{ratio:.1f}x |", flush=True)
     print(load())
+    record.write()
 
 
 if __name__ == "__main__":

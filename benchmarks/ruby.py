@@ -4,7 +4,8 @@
 
 Pairs are standard-library functions and mutated copies (benchmarks/corpus.py) whose
 tree-sitter ASTs have ``--low`` to ``--high`` nodes (about 190 on average). Every figure runs
-both sides on the same pairs, ``--repeats`` times interleaved, best run counts:
+both sides on the same pairs, ``--repeats`` (>= 3) times interleaved, best run counts (the
+median is recorded too; every run appends its figures to benchmarks/results/ruby.json):
 
 1. tree edit distance: both start from the same plain trees (labels and child lists) and
    build their own structure inside the timing (our ``Tree`` and its post-order arrays;
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from apted import APTED, Config  # noqa: E402
 from apted.helpers import Tree as AptedTree  # noqa: E402
-from benchtools import best_of, load  # noqa: E402
+from benchtools import Record, interleaved, load  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
 from cgm_metrics.core import parse  # noqa: E402
@@ -125,47 +126,66 @@ def main() -> None:
     first = pairs[0]
     our_distance(first[2], first[3])  # loads (or compiles) the kernel, outside the timings
     print(f"our kernel compiled (C library): {compiled()}")
+    record = Record("ruby", {"pairs": n, "repeats": args.repeats,
+                             "python_pairs": args.python_pairs, "low": args.low,
+                             "high": args.high, "median_nodes": statistics.median(sizes),
+                             "compiled": compiled()})
 
     rows = []
-    timed = best_of({
+    timed = interleaved({
         "apted": lambda: [apted_distance(a, b) for _, _, a, b in pairs],
         "ours": lambda: [our_distance(a, b) for _, _, a, b in pairs],
     }, args.repeats)
-    assert timed["apted"][1] == timed["ours"][1], "distances differ from apted"
-    rows.append(("tree edit distance (same distances)", "apted", timed["apted"][0],
-                 timed["ours"][0]))
+    assert timed["apted"].result == timed["ours"].result, "distances differ from apted"
+    record.ratio("tree edit distance", timed["apted"], timed["ours"],
+                 "apted's APTED vs our tree_edit_distance, both building their trees from the "
+                 "same plain trees", n, "pair")
+    rows.append(("tree edit distance (same distances)", "apted", timed["apted"].best,
+                 timed["ours"].best))
 
-    timed = best_of({
+    timed = interleaved({
         "apted": lambda: trs_with_apted(predictions, references),
         "ours": lambda: ruby_items(predictions, [[r] for r in references], level="tree"),
     }, args.repeats)
-    ours_scores, levels = timed["ours"][1]
+    ours_scores, levels = timed["ours"].result
     assert set(levels) == {"tree"}
-    assert max(abs(x - y) for x, y in zip(ours_scores, timed["apted"][1], strict=True)) < 1e-12
+    assert max(abs(x - y) for x, y in zip(ours_scores, timed["apted"].result,
+                                          strict=True)) < 1e-12
+    record.ratio("RUBY tree level", timed["apted"], timed["ours"],
+                 "RUBY's tree level end to end (parse, syntax tree, distance): the same "
+                 "pipeline with apted computing the distance vs ruby_items(level='tree')",
+                 n, "pair")
     rows.append(("RUBY tree level end to end (same scores)", "the same with apted",
-                 timed["apted"][0], timed["ours"][0]))
+                 timed["apted"].best, timed["ours"].best))
 
     print("| figure | peer | peer pairs/s | ours pairs/s | ratio |\n|---|---|---:|---:|---:|")
     for figure, peer, peer_time, our_time in rows:
         print(f"| {figure} | {peer} | {n / peer_time:.2f} | {n / our_time:.1f} | "
               f"{peer_time / our_time:.0f}x |", flush=True)
+        record.value(f"{figure.split(' (')[0]} pairs/s", n / our_time, "pairs/s", "ours")
+        record.value(f"{figure.split(' (')[0]} peer pairs/s", n / peer_time, "pairs/s", peer)
 
-    timed = best_of({"graph": lambda: ruby_items(predictions, [[r] for r in references],
-                                                 level="graph")}, args.repeats)
-    assert set(timed["graph"][1][1]) == {"graph"}
+    timed = interleaved({"graph": lambda: ruby_items(predictions, [[r] for r in references],
+                                                     level="graph")}, args.repeats)
+    assert set(timed["graph"].result[1]) == {"graph"}
     print(f"| RUBY graph level end to end | none computes this graph distance | - | "
-          f"{n / timed['graph'][0]:.1f} | - |")
+          f"{n / timed['graph'].best:.1f} | - |")
+    record.value("RUBY graph level pairs/s", n / timed["graph"].best, "pairs/s",
+                 "ruby_items(level='graph') end to end, best run (no peer)")
 
     subset = pairs[: args.python_pairs]
-    timed = best_of({
+    timed = interleaved({
         "compiled": lambda: [our_distance(a, b) for _, _, a, b in subset],
         "python": lambda: _python_kernel([(a, b) for _, _, a, b in subset]),
     }, args.repeats)
-    assert timed["python"][1] == timed["compiled"][1]
+    assert timed["python"].result == timed["compiled"].result
+    ratio = record.ratio("plain Python kernel", timed["python"], timed["compiled"],
+                         "our distance kernel as plain Python (no C library) vs compiled, "
+                         f"first {len(subset)} pairs", len(subset), "pair")
     print(f"\nour tree edit distance as plain Python (without the C library) on {len(subset)} pairs: "
-          f"{len(subset) / timed['python'][0]:.2f} pairs/s, "
-          f"{timed['python'][0] / timed['compiled'][0]:.0f}x slower than compiled")
+          f"{len(subset) / timed['python'].best:.2f} pairs/s, {ratio:.0f}x slower than compiled")
     print(load())
+    record.write()
 
 
 def _python_kernel(pairs) -> list[int]:

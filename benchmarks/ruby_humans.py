@@ -9,11 +9,15 @@
    systems by mean score against their mean grades (Kendall tau).
 
     python benchmarks/ruby_humans.py
+
+Every run appends its figures (correlations, seconds per level), with the machine, the load
+and the date, to benchmarks/results/ruby_humans.json.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +27,9 @@ from scipy import stats
 from cgm_metrics.maths.ruby import compute_ruby
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import Record  # noqa: E402
+
 HS = ROOT / "tests" / "data" / "hearthstone" / "hs.graded.jsonl"
 ONE_LINERS = ROOT / "tests" / "data" / "ruby_oneliners" / "graded.jsonl"
 LEVELS = ("graph", "tree", "string", None)
@@ -49,7 +56,8 @@ def system_order(scores, grades, systems) -> float:
     return float(stats.kendalltau([mean[s] for s in names], [human[s] for s in names])[0])
 
 
-def table(title, predictions, references, grades, systems, published=None) -> None:
+def table(record, key, title, predictions, references, grades, systems,
+          published=None) -> None:
     print(f"\n{title}")
     print(
         f"{'RUBY':<18}{'Pearson':>9}{'Spearman':>10}{'Kendall':>9}{'systems':>9}"
@@ -59,6 +67,7 @@ def table(title, predictions, references, grades, systems, published=None) -> No
         p, s, k = correlations(published, grades)
         order = system_order(published, grades, systems)
         print(f"{'published':<18}{p:9.3f}{s:10.3f}{k:9.3f}{order:9.2f}")
+        _correlations(record, f"{key} published", p, s, k, order)
     for level in LEVELS:
         start = time.perf_counter()
         result = compute_ruby(predictions, references, level=level, return_per_sample=True)
@@ -68,12 +77,25 @@ def table(title, predictions, references, grades, systems, published=None) -> No
         name = f"level={level}" if level else "default"
         used = ", ".join(f"{n} {c}" for n, c in result["levels"].items() if c)
         print(f"{name:<18}{p:9.3f}{s:10.3f}{k:9.3f}{order:9.2f}{elapsed:7.2f}s  {used}")
+        _correlations(record, f"{key} {name}", p, s, k, order)
+        record.value(f"{key} {name} seconds", elapsed, "s",
+                     f"compute_ruby of all {len(predictions)} items, one run, wall clock")
+
+
+def _correlations(record, key: str, pearson: float, spearman: float, kendall: float,
+                  order: float) -> None:
+    for name, value in (("Pearson", pearson), ("Spearman", spearman), ("Kendall", kendall),
+                        ("systems tau", order)):
+        record.value(f"{key} {name}", value, "correlation", "per-item scores vs the grades"
+                     if name != "systems tau" else "systems' order by mean score vs by grade")
 
 
 def main() -> None:
+    record = Record("ruby_humans", {})
     if HS.exists():
         rows = [json.loads(line) for line in HS.read_text(encoding="utf-8").splitlines()]
         table(
+            record, "HearthStone",
             f"HearthStone: {len(rows)} items, M-MSR grades (systems: tau of the 2 systems' order)",
             [r["prediction"] for r in rows],
             [r["references"] for r in rows],
@@ -92,6 +114,7 @@ def main() -> None:
             grades.append(grade)
             systems.append(system)
     table(
+        record, "one-liners",
         f"Hand-graded one-liners: {len(items)} intents x {len(set(systems))} systems "
         "(systems: tau of the 5 systems' order)",
         predictions,
@@ -99,6 +122,7 @@ def main() -> None:
         grades,
         systems,
     )
+    record.write()
 
 
 if __name__ == "__main__":

@@ -17,8 +17,11 @@ object store), decode (a worker unpacks a block into Python strings), and the re
 transfers, actor start-up). The fixed cost of a run (starting the actors, building the metrics)
 is measured on a run of one block.
 
-Timings on a shared machine are noisy: compare the engines within one run, and read the load
-average printed at the start and the end.
+Timings on a shared machine are noisy: every engine runs ``--repeats`` (>= 3) times,
+interleaved (one run of each engine, then again); the best run counts and the median is
+recorded too. Compare the engines within one run, and read the load average printed at the
+start and the end. Every run appends its figures, with the machine, the load and the date,
+to benchmarks/results/scale.json.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import Record, interleaved  # noqa: E402
 from corpus import mutate, stdlib_functions  # noqa: E402
 
 import cgm_metrics  # noqa: E402
@@ -126,7 +130,11 @@ def main(argv=None) -> int:
     parser.add_argument("--batch-size", type=int, default=None,
                         help="items per block (default: ray_statistics' default)")
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray (default 2)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs (>= 3)")
     args = parser.parse_args(argv)
+    record = Record("scale", {"n": args.n, "metrics": args.metrics,
+                              "batch_size": args.batch_size, "cpus": args.cpus,
+                              "repeats": args.repeats})
     ray = distributed.require_ray()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"on {os.cpu_count()} CPUs")
@@ -145,31 +153,47 @@ def main(argv=None) -> int:
         # first a run of one block: the fixed cost of a run (actors started, metric built),
         # and the first run after ray.init no longer pays for the cluster's warm-up
         _, fixed = timed(on_ray, name, predictions[:256], references[:256], 1, 256)
-        reference, seconds = timed(one_process, name, predictions, references)
-        rows = [("1 process, 1 call", seconds)]
-        for label, function, extra in [
-            ("1 process, chunks", one_process_chunked, ()),
-            ("--jobs 2", process_pool, (2,)),
-            ("Ray, 1 worker", on_ray, (1, args.batch_size)),
-            ("Ray, 2 workers", on_ray, (2, args.batch_size)),
-        ]:
-            stats, seconds = timed(function, name, predictions, references, *extra)
+        engines = {
+            "1 process, 1 call": lambda m=name: one_process(m, predictions, references),
+            "1 process, chunks": lambda m=name: one_process_chunked(m, predictions, references),
+            "--jobs 2": lambda m=name: process_pool(m, predictions, references, 2),
+            "Ray, 1 worker": lambda m=name: on_ray(m, predictions, references, 1,
+                                                   args.batch_size),
+            "Ray, 2 workers": lambda m=name: on_ray(m, predictions, references, 2,
+                                                    args.batch_size),
+        }
+        timings = interleaved(engines, args.repeats)
+        reference = timings["1 process, 1 call"].result
+        for label, timing in timings.items():
+            stats = timing.result
             if stats.tobytes() != reference.tobytes() or stats.shape != reference.shape:
                 raise SystemExit(f"{name}: {label} differs from the one-process statistics")
-            rows.append((label, seconds))
-        best = min(seconds for _, seconds in rows[:2])
+            timing.result = None  # the statistics of 100,000 items are not kept
+        rows = [(label, timing.best) for label, timing in timings.items()]
+        baseline = min(("1 process, 1 call", "1 process, chunks"),
+                       key=lambda label: timings[label].best)
+        best = timings[baseline].best
         print(f"\n{name}: same statistics from every engine; ratios against the best single "
-              f"process ({'chunks' if rows[1][1] < rows[0][1] else '1 call'})")
+              f"process ({'chunks' if 'chunks' in baseline else '1 call'})")
         print(f"{'engine':18} {'seconds':>8} {'items/s':>9} {'vs best 1 process':>18}")
-        for label, seconds in rows:
-            print(f"{label:18} {seconds:8.1f} {args.n / seconds:9.0f} {best / seconds:17.2f}x")
+        for label, timing in timings.items():
+            print(f"{label:18} {timing.best:8.1f} {args.n / timing.best:9.0f} "
+                  f"{best / timing.best:17.2f}x")
+            record.value(f"{name} {label} items/s", args.n / timing.best, "items/s",
+                         f"best of {args.repeats} interleaved runs")
+            if not label.startswith("1 process"):
+                record.ratio(f"{name} {label}", timings[baseline], timing,
+                             f"{name}, {args.n} items: the best single process ({baseline}) "
+                             f"vs {label}", args.n, "item")
         print(f"fixed cost of a Ray run (one block of 256 items, 1 worker): {fixed:.1f} s")
+        record.value(f"{name} Ray fixed cost", fixed, "s", "a Ray run of one block of 256 items")
         block = args.batch_size or distributed._block_size(args.n, 2)
         costs = breakdown(name, predictions, references, block, dict(rows)["Ray, 2 workers"], 2)
         print("per item on Ray, 2 workers (microseconds): "
               + ", ".join(f"{key} {value:.0f}" for key, value in costs.items()))
     print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ray.shutdown()
+    record.write()
     return 0
 
 

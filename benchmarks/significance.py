@@ -4,8 +4,10 @@ Runs both in one process on the same synthetic corpus (8-40 tokens per segment),
 the p-values are equal, and prints two speed ratios (sacrebleu time / our time): resampling
 alone, both sides handed the same precomputed statistics (sacrebleu's own, ours), and end to
 end from the texts, statistics extraction included on both sides. The scorers are built
-before the timings on both sides. Each run is repeated ``--repeats`` times, interleaved; the
-best run counts.
+before the timings on both sides. Each run is repeated ``--repeats`` (>= 3) times,
+interleaved; the best run counts (the median is recorded too). The totals add the runs of
+the same round over every test; every run of the script appends its figures to
+benchmarks/results/significance.json.
 
     python benchmarks/significance.py [--segments 5000] [--repeats 3] [--no-ar]
 """
@@ -25,7 +27,7 @@ from cgm_metrics import get_metric
 from cgm_metrics.significance import paired_test, paired_test_texts
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchtools import best_of, load  # noqa: E402
+from benchtools import Record, Timing, interleaved, load  # noqa: E402
 
 
 def synthetic_corpus(n: int, seed: int = 0) -> tuple[list[str], list[str], list[str]]:
@@ -60,7 +62,9 @@ def main() -> None:
     args = parser.parse_args()
     a, b, refs = synthetic_corpus(args.segments)
     runs = [("bs", "paired_bootstrap")] + ([] if args.no_ar else [("ar", "approximate_randomization")])
-    totals = {"resampling": [0.0, 0.0], "end_to_end": [0.0, 0.0]}
+    totals = {"resampling": (Timing(), Timing()), "end_to_end": (Timing(), Timing())}
+    record = Record("significance", {"segments": args.segments, "repeats": args.repeats,
+                                     "tests": [method for _, method in runs]})
     print(f"{args.segments} segments; best of {args.repeats} interleaved runs; {load()}")
     print(f"{'run':<24}{'sacrebleu s':>12}{'ours s':>9}{'ratio':>8}  p-values")
     sacrebleu_defaults = (("BLEU", BLEU, lambda: get_metric("bleu", tokenize="13a")),
@@ -70,29 +74,45 @@ def main() -> None:
         our_stats = [ours().statistics(h, [[r] for r in refs]) for h in (a, b)]
         for test_type, method in runs:
             peer_metric, our_metric = theirs(), ours()
-            timed = best_of({
+            timed = interleaved({
                 "sacrebleu": partial(sacrebleu_run, peer_metric, a, b, refs, test_type, stats),
                 "ours": partial(paired_test, *our_stats, our_metric, method=method),
             }, args.repeats)
-            report(name + " " + test_type + " resampling", timed, totals["resampling"])
+            report(name + " " + test_type + " resampling", timed, totals["resampling"], record,
+                   "PairedTest with the statistics handed over vs our paired_test on our "
+                   "statistics")
             peer_metric, our_metric = theirs(), ours()
-            timed = best_of({
+            timed = interleaved({
                 "sacrebleu": partial(sacrebleu_run, peer_metric, a, b, refs, test_type),
                 "ours": partial(paired_test_texts, a, b, refs, metric=our_metric, method=method),
             }, args.repeats)
-            report(name + " " + test_type + " end to end", timed, totals["end_to_end"])
-    for label, (t_theirs, t_ours) in totals.items():
-        print(f"ratio {label.replace('_', ' ')}: {t_theirs / t_ours:.1f}x "
-              f"(sacrebleu {t_theirs:.2f} s, ours {t_ours:.2f} s; all p-values equal)")
+            report(name + " " + test_type + " end to end", timed, totals["end_to_end"], record,
+                   "PairedTest from the texts vs our paired_test_texts (statistics "
+                   "extraction included on both sides)")
+    for label, (theirs_total, ours_total) in totals.items():
+        ratio = record.ratio(label.replace("_", " "), theirs_total, ours_total,
+                             f"the sum over every run above ({label.replace('_', ' ')}) of "
+                             "sacrebleu's time vs ours, round by round")
+        print(f"ratio {label.replace('_', ' ')}: {ratio:.1f}x "
+              f"(sacrebleu {theirs_total.best:.2f} s, ours {ours_total.best:.2f} s; "
+              "all p-values equal)")
     print(load())
+    record.write()
 
 
-def report(label: str, timed: dict, total: list[float]) -> None:
-    (t_theirs, p_theirs), (t_ours, result) = timed["sacrebleu"], timed["ours"]
+def report(label: str, timed: dict, total: tuple[Timing, Timing], record: Record,
+           compares: str) -> None:
+    theirs, ours = timed["sacrebleu"], timed["ours"]
+    p_theirs, result = theirs.result, ours.result
     assert result.p_value == p_theirs, (label, result.p_value, p_theirs)
-    total[0] += t_theirs
-    total[1] += t_ours
-    print(f"{label:<24}{t_theirs:>12.2f}{t_ours:>9.3f}{t_theirs / t_ours:>8.1f}  "
+    for index, (t_theirs, t_ours) in enumerate(zip(theirs.runs, ours.runs, strict=True)):
+        if index == len(total[0].runs):
+            total[0].runs.append(0.0)
+            total[1].runs.append(0.0)
+        total[0].runs[index] += t_theirs
+        total[1].runs[index] += t_ours
+    ratio = record.ratio(label, theirs, ours, compares)
+    print(f"{label:<24}{theirs.best:>12.2f}{ours.best:>9.3f}{ratio:>8.1f}  "
           f"{p_theirs:.4f} == {result.p_value:.4f}", flush=True)
 
 

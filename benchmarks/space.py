@@ -26,6 +26,8 @@ Four parts (all by default; ``--only PART`` for one):
 
 The machine this runs on may be busy: CPU seconds (``time.process_time``) are what a request
 costs the Space's worker; seconds on the clock grow with the load, printed with each part.
+Every run appends its figures, with the machine, the load and the date, to
+benchmarks/results/space.json.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchtools import Record  # noqa: E402
+
 DATA = ROOT / "tests" / "data"
 BUDGET = 2.0
 LANGUAGES = ("python", "java", "javascript", "go", "php", "ruby", "rust", "c", "cpp", "c_sharp")
@@ -183,6 +188,9 @@ def limits_part(args: argparse.Namespace) -> None:
             result = run_case(kind, name, arg, args.cap)
             seconds = "-" if result["seconds"] is None else f"{result['seconds']:.3f}"
             print(f"{label:60s} {seconds:>8s}  {result['status']}", flush=True)
+            if result["seconds"] is not None:
+                args.record.value(f"limits: {label}", result["seconds"], "s",
+                                  f"wall seconds in a fresh process; {result['status']}")
 
 
 # ---------------------------------------------------------------- real code
@@ -259,6 +267,8 @@ def calibrate_part(args: argparse.Namespace) -> None:
             small, _ = _rate(metric, *real_pairs(lang), args.repeat)
             large, size = _rate(metric, *joined_pairs(lang), args.repeat)
             rates[name][lang] = small
+            args.record.value(f"calibrate: {name} {lang}", small, "CPU s/1k chars",
+                              f"100 real pairs, median of {args.repeat}")
             slopes.append(max(0.0, (large - small) / (size - 1)))
             cells.append(f"{small:.5f} ({large:.5f} at {size:.0f}k)")
         growth[name] = max(slopes, default=0.0)
@@ -365,6 +375,10 @@ def model_part(args: argparse.Namespace) -> None:
               f"{len(admitted)} of {offered} |", flush=True)
     print("\nmeasured / estimated, the highest over the cases that took 10 ms or more: "
           + ", ".join(f"{n} {r:.2f}" for n, r in worst_ratio.items()))
+    for name, ratio in worst_ratio.items():
+        args.record.value(f"model: {name} measured / estimated", ratio, "ratio",
+                          "the highest CPU seconds measured / the plan's estimate over the "
+                          "cases that took 10 ms or more")
     print(f"load after: {_load()}")
 
 
@@ -457,6 +471,9 @@ def agreement_part(args: argparse.Namespace) -> None:
                 result = json.loads(done.stdout.strip().splitlines()[-1])
                 print(f"| {label} | {rows} | {result['seconds']:.1f} | {result['cpu']:.1f} | "
                       f"{result['peak_mb']:.0f} | {result['status']} |", flush=True)
+                args.record.value(f"agreement: {label}", result["seconds"], "s",
+                                  f"CPU {result['cpu']:.1f} s, peak {result['peak_mb']:.0f} MB; "
+                                  f"{result['status']}")
             except (subprocess.TimeoutExpired, IndexError, json.JSONDecodeError):
                 print(f"| {label} | {rows} | - | - | - | over the cap |", flush=True)
     print(f"load after: {_load()}")
@@ -475,9 +492,13 @@ def main() -> None:
     parser.add_argument("--metrics", nargs="+", default=None, help="calibrate: these metrics")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    args.record = Record("space", {"only": args.only, "cap": args.cap, "case": args.case,
+                                   "repeat": args.repeat, "metrics": args.metrics,
+                                   "seed": args.seed})
     print(f"{os.cpu_count()} CPUs; load {_load()}")
     for part in args.only:
         PARTS[part](args)
+    args.record.write()
 
 
 if __name__ == "__main__":

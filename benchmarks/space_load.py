@@ -26,7 +26,9 @@ by ``--timeout``; the whole run by the number of users, rounds and scenarios.
 Prints, per scenario and shape: requests, refused/failed, p50/p95/max seconds, the server's
 CPU seconds per request (the server process and its workers, from /proc), which metrics
 answered, and the 1-minute load average before and after. The machine may be shared: run it
-when ``uptime`` is low, repeat, and read the figures as a range.
+when ``uptime`` is low, repeat, and read the figures as a range. Every run appends its figures
+(per scenario and shape: p50/p95/max seconds, refusals, server CPU per request), with the
+machine, the load and the date, to ``benchmarks/results/space_load.json``.
 
     python benchmarks/space_load.py                       # all scenarios, both shapes
     python benchmarks/space_load.py --scenarios side --shapes burst --users 20
@@ -53,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "codebleu"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from benchtools import Record  # noqa: E402
 from corpus import mutate  # noqa: E402
 
 SCENARIOS = ("side", "compare", "compare_all", "mixed")
@@ -398,6 +401,11 @@ def main() -> None:
 
     print(f"{os.cpu_count()} CPUs; `uptime` before start: "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+    record = Record("space_load", {
+        "users": args.users, "rounds": args.rounds, "think": list(args.think),
+        "scenarios": args.scenarios, "shapes": args.shapes, "client": args.client,
+        "timeout": args.timeout, "seed": args.seed,
+        "app": args.app.name if args.app == ROOT / "spaces" / "app.py" else str(args.app)})
     server = Server(args.app)
     print(f"server up in {server.startup_seconds:.1f} s, its workers warm in "
           f"{server.ready_seconds:.1f} s, at {server.url}", flush=True)
@@ -429,11 +437,28 @@ def main() -> None:
                           f"{result['client_cpu'] / max(n, 1):.2f} | {result['load_before']:.1f}-"
                           f"{result['load_after']:.1f} | {answers} |", flush=True)
                     failures_seen += [f"{scenario}/{shape}: {f}" for f in result["failures"]]
+                    _record(record, f"{scenario} {shape}", result, n, cpu)
     finally:
         server.stop()
     for failure in sorted(set(failures_seen)):
         print(f"  {failures_seen.count(failure)} x {failure}")
     print(f"\n`uptime` after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    record.write()
+
+
+def _record(record: Record, key: str, result: dict, requests: int, cpu: float) -> None:
+    """One scenario and shape's figures: seconds end to end, refusals, CPU, its load."""
+    times = result["times"]
+    load = f"1-minute load {result['load_before']:.1f}-{result['load_after']:.1f}"
+    if times:
+        for name, value in (("p50", statistics.median(times)),
+                            ("p95", _quantile(times, 0.95)), ("max", max(times))):
+            record.value(f"{key} {name}", round(value, 3), "s",
+                         f"{name} of {len(times)} answers, end to end over HTTP; {load}")
+    record.value(f"{key} refused or failed", len(result["failures"]), "requests",
+                 f"of {requests} requests")
+    record.value(f"{key} server CPU", round(cpu / max(requests, 1), 3), "s",
+                 "the server's and its workers' CPU seconds per request")
 
 
 if __name__ == "__main__":

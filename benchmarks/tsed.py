@@ -1,10 +1,11 @@
 """tsed against the tsed package (TSED.Calculate): the same pairs, the same trees, the same scores.
 
-    python benchmarks/tsed.py [--pairs 40] [--per-language 10] [--repeats 2]
+    python benchmarks/tsed.py [--pairs 40] [--per-language 10] [--repeats 3]
 
 Items: ``--pairs`` standard-library functions against mutated copies (Python) and
-``--per-language`` pairs of each codebleu golden file (ten languages, tests/data). Each side
-runs ``--repeats`` times on the same items; the best time counts. Every score must agree to
+``--per-language`` pairs of each codebleu golden file (ten languages, tests/data). Both sides
+run ``--repeats`` (>= 3) times on the same items, interleaved; the best run counts and the
+median is recorded too (benchmarks/results/tsed.json). Every score must agree to
 1e-12. The package parses, prints and re-reads the S-expression, then runs APTED in pure
 Python; tsed reads the same trees and runs a compiled Zhang-Shasha programme. The first call
 of a process loads the C library (timed separately). Prints
@@ -24,6 +25,7 @@ import TSED
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from benchtools import Record, interleaved, load  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
 from cgm_metrics.maths.tsed import TSED_LANGUAGES, sexp, sexp_tree, tsed, tsed_similarity  # noqa: E402
@@ -43,15 +45,6 @@ def items(pairs: int, per_language: int) -> list[tuple[str, str, str]]:
     return result
 
 
-def best_of(repeats, function, *args):
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function(*args)
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def run_package(pairs):
     return [TSED.Calculate(TSED_LANGUAGES[lang], a, b, 1.0, 0.8, 1.0) for lang, a, b in pairs]
 
@@ -64,7 +57,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--per-language", type=int, default=10)
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs (>= 3)")
     args = parser.parse_args()
     pairs = items(args.pairs, args.per_language)
     n = len(pairs)
@@ -74,9 +67,15 @@ def main() -> None:
     trees = [(sexp_tree(sexp(a, lang)), sexp_tree(sexp(b, lang))) for lang, a, b in pairs]
     nodes = sum(len(t1) + len(t2) for (t1, _), (t2, _) in trees) / (2 * n)
     print(f"{n} pairs ({args.pairs} standard-library functions, {args.per_language} per "
-          f"golden file), {nodes:.0f} tree nodes per snippet on average")
-    theirs_time, theirs = best_of(args.repeats, run_package, pairs)
-    ours_time, ours = best_of(args.repeats, run_ours, pairs)
+          f"golden file), {nodes:.0f} tree nodes per snippet on average; {args.repeats} "
+          f"interleaved runs; {load()}")
+    record = Record("tsed", {"pairs": n, "stdlib_pairs": args.pairs,
+                             "per_language": args.per_language, "repeats": args.repeats,
+                             "nodes_per_snippet": round(nodes)})
+    timed = interleaved({"package": lambda: run_package(pairs), "ours": lambda: run_ours(pairs)},
+                        args.repeats)
+    theirs_time, theirs = timed["package"].best, timed["package"].result
+    ours_time, ours = timed["ours"].best, timed["ours"].result
     worst = max(abs(a - b) for a, b in zip(ours, theirs, strict=True))
     exact = sum(a == b for a, b in zip(ours, theirs, strict=True))
     print(f"largest difference {worst:.1e}; {exact} of {n} scores equal to the last bit")
@@ -94,9 +93,16 @@ def main() -> None:
     distance = time.perf_counter() - start
     print(f"  where tsed's time goes: parse + read trees {1e3 * reading / n:.2f} ms/pair, "
           f"tree edit distance {1e3 * distance / n:.2f} ms/pair")
-    print(f"throughput ratio (tsed / package): {theirs_time / ours_time:.1f}x")
     if worst > 1e-12:
         raise SystemExit("tsed and the tsed package disagree")
+    ratio = record.ratio("pairs", timed["package"], timed["ours"],
+                         "TSED.Calculate of every pair vs our tsed() of every pair (both "
+                         "parse, read the trees and compute the distance)", n, "pair")
+    print(f"throughput ratio (tsed / package): {ratio:.1f}x (medians "
+          f"{timed['package'].median / timed['ours'].median:.1f}x)")
+    record.value("parse and read trees", 1e3 * reading / n, "ms/pair", "our parse and tree reading")
+    record.value("distance", 1e3 * distance / n, "ms/pair", "our compiled tree edit distance")
+    record.write()
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ rapidfuzz's Levenshtein, rouge_l by rouge-score's LCS, meteor by nltk's
 has no peer (no package computes its graph level). A peer stopped after ``--cap`` seconds
 shows ``>cap``; one that fails shows ``error``; a value that differs from ours by more than
 1e-9 is marked ``(differs)``. Loading WordNet (the first METEOR call of a process) is timed on
-its own line. Prints a markdown table and the load average.
+its own line. Prints a markdown table and the load average, and appends every cell (ours
+and the peer's seconds), with the machine, the load and the date, to
+benchmarks/results/worst_case.json.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import cgm_metrics
 from cgm_metrics.maths.classic.wordnet import load_wordnet
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchtools import tranx_tokens  # noqa: E402
+from benchtools import Record, tranx_tokens  # noqa: E402
 
 METRICS = ("bleu", "chrf_code", "codebleu", "edit_sim", "meteor", "rouge_l", "ruby")
 PEERS = ("bleu", "chrf_code", "codebleu", "edit_sim", "meteor", "rouge_l")
@@ -231,6 +233,8 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=60.0,
                         help="seconds after which a peer's case is stopped (default 60)")
     args = parser.parse_args()
+    record = Record("worst_case", {"chars": args.chars, "references": args.references,
+                                   "large": args.large, "cap": args.cap})
 
     start = time.perf_counter()
     load_wordnet()
@@ -254,12 +258,17 @@ def main() -> None:
         cells = [cell(ours[name][index], peers[name][index] if name in peers else None, args.cap)
                  for name in METRICS]
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+        for name, text in zip(METRICS, cells, strict=True):
+            record.value(f"{label}: {name}", ours[name][index][0], "s",
+                         f"ours, one run (the printed cell, ours / peer: {text})")
     print()
     for name in METRICS:
         seconds, index = max((value[0], k) for k, value in enumerate(ours[name]))
         print(f"- {name}: worst {seconds:.2f} s ({rows[index][0]})")
+    record.value("WordNet load", wordnet_load, "s", "the first METEOR call of a process")
     print(f"\n{os.cpu_count()} CPUs; 1-minute load average {load_before:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after")
+    record.write()
 
 
 if __name__ == "__main__":

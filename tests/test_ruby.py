@@ -25,6 +25,7 @@ from scipy import stats
 import cgm_metrics
 from cgm_metrics.core import parse
 from cgm_metrics.maths.ruby import (
+    MAX_GRAPH_EDGES,
     MAX_GRAPH_NODES,
     MAX_TREE_NODES,
     ProgramGraph,
@@ -887,3 +888,92 @@ def test_evaluate_module_contract():
     assert per_sample["sample_levels"] == ["graph", "string"]
     assert per_sample["scores"][0] == result["ruby"]
     assert per_sample["ruby"] == pytest.approx(sum(per_sample["scores"]) / 2)
+
+
+def _graph_texts(lang: str) -> list[str]:
+    """Real snippets of ``lang``: the public CodeBLEU files (predictions and references), plus
+    standard-library functions and the HearthStone cards for Python."""
+    texts: list[str] = []
+    for line in shared_data("codebleu", f"codebleu_public_{lang}.jsonl").read_text(
+            encoding="utf-8").splitlines():
+        row = json.loads(line)
+        texts += [*row["predictions"], *row["references"]]
+    if lang == "python":
+        predictions, references = stdlib_pairs(300)
+        texts += [*predictions, *references]
+        for line in shared_data("hearthstone", "hs.graded.jsonl").read_text(
+                encoding="utf-8").splitlines():
+            row = json.loads(line)
+            texts += [row["prediction"], *row["references"]]
+        texts += [
+            "s = f'{a!r} {b}'\nt = 'é' + \"q\" + '\udc80'\nu = t\n",  # lone surrogate: replaced
+            "x = 1  # c\nfor i in range(3):\n  x += i\nelse:\n  y = x\n",
+            "try:\n  a = 1\nexcept E as e:\n  b = e\nfinally:\n  c = a\n",
+            "a, (b, *c) = d\nglobal g\ng **= a\nlambda q: q + a\n",
+        ]
+    return list(dict.fromkeys(texts))
+
+
+@pytest.mark.parametrize("lang", ["python", "java", "javascript"])
+def test_compiled_program_graph_equals_the_python_walks(lang):
+    from cgm_metrics.maths.ruby import compiled
+    from cgm_metrics.maths.ruby.pdg import python_program_graph
+
+    assert compiled._language(lang, 100) is not None, "the compiled graph builder must serve"
+    texts = _graph_texts(lang)
+    assert len(texts) >= 150
+    built = 0
+    for text in texts:
+        parsed = parse(text, lang)
+        for limits in ((None, None), (MAX_GRAPH_NODES, MAX_GRAPH_EDGES), (25, 40)):
+            expected = python_program_graph(parsed, *limits)
+            assert program_graph(parsed, *limits) == expected, (text, limits)
+            built += expected is not None
+    assert built >= len(texts)  # most texts give a graph
+
+
+def test_without_the_compiled_library_ruby_gives_the_same_numbers():
+    """What a platform without a C compiler gets: no library, the graphs from the Python
+    walks, the same scores and levels."""
+    predictions, references = stdlib_pairs(40)
+    script = (
+        "import json, sys\n"
+        "import cgm_metrics.native as native\n"
+        "native._state.update(library=None, reason='no compiler in this test')\n"
+        "from cgm_metrics.maths.ruby import compiled, ruby_items\n"
+        "predictions, references = json.load(sys.stdin)\n"
+        "assert compiled._language('python', 100) is None\n"
+        "print(json.dumps(ruby_items(predictions, [[r] for r in references], 'python')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          input=json.dumps([predictions, references]), timeout=300)
+    assert done.returncode == 0, done.stderr
+    scores, levels = json.loads(done.stdout)
+    expected = ruby_items(predictions, [[r] for r in references], "python")
+    assert levels.count("graph") >= 20
+    assert [scores, levels] == [list(expected[0]), list(expected[1])]  # the same bits
+
+
+def test_compiled_program_graph_too_deep_is_none():
+    from cgm_metrics.maths.ruby.pdg import MAX_DEPTH, python_program_graph
+
+    code = "".join("    " * k + f"if x{k}:\n" for k in range(MAX_DEPTH + 1)) + "    " * (
+        MAX_DEPTH + 1) + "pass\n"
+    parsed = parse(code, "python")
+    assert python_program_graph(parsed) is None
+    assert program_graph(parsed) is None
+
+
+def test_compiled_program_graphs_in_threads():
+    """Each thread builds with its own C memory: graphs built at once in threads are the
+    Python walks' graphs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cgm_metrics.maths.ruby.pdg import python_program_graph
+
+    predictions, references = stdlib_pairs(40)
+    parsed = [parse(text, "python") for text in [*predictions, *references]]
+    expected = [python_program_graph(p) for p in parsed]
+    with ThreadPoolExecutor(4) as pool:
+        built = list(pool.map(program_graph, parsed))
+    assert built == expected

@@ -1,10 +1,10 @@
-"""The project's compiled library: CodeBLEU's engine, RUBY's tree edit distance and chrF's
-character n-gram matches, in C.
+"""The project's compiled library: CodeBLEU's engine, RUBY's program graphs and tree edit
+distance, and chrF's character n-gram matches, in C.
 
 ``pip install`` compiles it ahead of time with the system's C compiler (``setup.py``); it
 needs no Python headers and is loaded with ctypes, so nothing is compiled or cached at run
 time and a read-only install works the same. Without a compiler the install still succeeds
-and both metrics run their pure-Python implementations, with the same numbers (slower; the
+and the metrics run their pure-Python implementations, with the same numbers (slower; the
 CodeBLEU page of the documentation gives the figures). Published wheels carry the library for each platform.
 
 In a source checkout the library is checked against its C sources: a library built from

@@ -180,31 +180,32 @@ def node_assignment(graph1: ProgramGraph, graph2: ProgramGraph) -> np.ndarray:
 def edit_path_cost(graph1: ProgramGraph, graph2: ProgramGraph, mapping: np.ndarray) -> float:
     """The exact cost of the edit path induced by a node mapping (-1 = deleted)."""
     m = len(graph2.labels)
-    mapped = mapping >= 0
-    images = mapping[mapped]
-    cost = float(np.sum(~mapped) + (m - len(images)))  # deleted and inserted nodes
-    kept = np.flatnonzero(mapped)
-    if len(kept):
+    image = mapping.tolist()  # plain ints: read once per edge below
+    kept = [u for u, v in enumerate(image) if v >= 0]
+    cost = float((len(image) - len(kept)) + (m - len(kept)))  # deleted and inserted nodes
+    if kept:
         exact = graph1.exact_labels and graph2.exact_labels
-        first = tuple(graph1.labels[u] for u in kept)
-        second = tuple(graph2.labels[mapping[u]] for u in kept)
+        labels1, labels2 = graph1.labels, graph2.labels
         if exact:
-            cost += RELABEL * float(sum(a != b for a, b in zip(first, second, strict=True)))
+            cost += RELABEL * float(sum(labels1[u] != labels2[image[u]] for u in kept))
         else:
+            first = tuple(labels1[u] for u in kept)
+            second = tuple(labels2[image[u]] for u in kept)
             cost += float(np.trace(relabel_costs(first, second)))
     kept1 = ProgramGraph(
         graph1.labels,
-        tuple(e for e in graph1.edges if mapping[e[0]] >= 0 and mapping[e[1]] >= 0),
+        tuple(e for e in graph1.edges if image[e[0]] >= 0 and image[e[1]] >= 0),
         graph1.exact_labels,
     )
     cost += len(graph1.edges) - len(kept1.edges)  # edges lost with a deleted endpoint
-    hit = np.zeros(m, dtype=bool)
-    hit[images] = True
+    hit = bytearray(m)
+    for u in kept:
+        hit[image[u]] = 1
     kept2 = tuple(e for e in graph2.edges if hit[e[0]] and hit[e[1]])
     cost += len(graph2.edges) - len(kept2)  # edges added with an inserted endpoint
     relabel = _relabel(graph1, graph2)
     if relabel == 2.0:  # relabelling = deletion + insertion: the symmetric difference
-        moved = Counter((int(mapping[a]), int(mapping[b]), label) for a, b, label in kept1.edges)
+        moved = Counter([(image[a], image[b], label) for a, b, label in kept1.edges])
         common = sum((moved & Counter(kept2)).values())
         return cost + len(kept1.edges) + len(kept2) - 2 * common
     pairs1 = _pair_labels(kept1, mapping)

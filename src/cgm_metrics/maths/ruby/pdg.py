@@ -213,9 +213,11 @@ def _union(a: dict[str, tuple[int, ...]], b: dict[str, tuple[int, ...]]):
 class _DataFlow:
     """Reaching definitions over the statement tree (depth bounded by MAX_DEPTH)."""
 
-    def __init__(self, spec: PdgSpec, statements: list[_Statement]):
+    def __init__(self, spec: PdgSpec, statements: list, kinds: list[str] | None = None):
         self.spec = spec
         self.statements = statements
+        # each statement's node type
+        self.kinds = kinds if kinds is not None else [s.node.type for s in statements]
         self.edges: dict[tuple[int, int, str], None] = {}  # (definer, reader, variable)
 
     def run_block(self, indices: list[int], state):
@@ -229,8 +231,11 @@ class _DataFlow:
                 self.edges.setdefault((source, index, name))
 
     def define(self, index: int, state):
+        defs = self.statements[index].defs
+        if not defs:  # no state is changed once built: it can be shared
+            return state
         after = dict(state)
-        for name in self.statements[index].defs:
+        for name in defs:
             after[name] = (index,)
         return after
 
@@ -244,7 +249,7 @@ class _DataFlow:
             for name in statement.defs:
                 if child not in found.get(name, ()):
                     found[name] = found.get(name, ()) + (child,)
-            if statement.node.type not in self.spec.scopes:
+            if self.kinds[child] not in self.spec.scopes:
                 stack.extend(reversed(statement.children))
         return found
 
@@ -252,7 +257,7 @@ class _DataFlow:
         statement = self.statements[index]
         self.read(index, state)
         after = self.define(index, state)
-        kind = statement.node.type
+        kind = self.kinds[index]
         children = statement.children
         if kind in self.spec.loops:
             # Definitions made anywhere in the loop reach the top of the next iteration. One
@@ -344,7 +349,46 @@ def program_graph(
     table, statements nest deeper than ``MAX_DEPTH``, or there are more than ``max_nodes``
     nodes or ``max_edges`` edges (def-use edges can grow quadratically: many conditional
     definitions of a variable all reach each later use).
+
+    The per-node walks run compiled (``csrc/pdg.c``, :mod:`.compiled`) where the C library is
+    built, and as :func:`python_program_graph` otherwise: the same graph either way.
     """
+    spec = _pdg_spec(parsed.language.name)
+    if spec is None:
+        return None
+    from .compiled import graph_parts
+
+    parts = graph_parts(parsed, MAX_DEPTH)
+    if parts is NotImplemented:
+        return python_program_graph(parsed, max_nodes, max_edges)
+    if parts is None:
+        return None
+    statements, kinds, labels, edges = parts
+    if max_nodes is not None and len(labels) > max_nodes:
+        return None
+    flow = _DataFlow(spec, statements, kinds)
+    flow.run_block([i for i, s in enumerate(statements) if s.parent < 0], {})
+    for source, target, name in flow.edges:
+        definitions = statements[source].def_nodes.get(name, [])
+        origin = definitions[-1] if definitions else -1
+        if origin < 0:
+            continue
+        for reader in statements[target].read_nodes.get(name, []):
+            if reader >= 0 and reader != origin:
+                edges.append((origin, reader, "data"))
+        if max_edges is not None and len(edges) > max_edges:
+            return None
+    edges = sorted(dict.fromkeys(edges))
+    if max_edges is not None and len(edges) > max_edges:
+        return None
+    return ProgramGraph(tuple(labels), tuple(edges))
+
+
+def python_program_graph(
+    parsed: ParsedCode, max_nodes: int | None = None, max_edges: int | None = None
+) -> ProgramGraph | None:
+    """:func:`program_graph` by the pure-Python walks (the specification of the compiled
+    builder, ``csrc/pdg.c``; used where the C library is not built)."""
     from .syntax import node_parts  # the tree level's labels (syntax imports ted only)
 
     spec = _pdg_spec(parsed.language.name)

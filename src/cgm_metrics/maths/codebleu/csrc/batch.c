@@ -82,6 +82,8 @@ typedef struct {
   int stage; /* 0 trees added, 1 tokens, 2 syntax keys, 3 dataflow */
 } Batch;
 
+const FlatTrees *batch_flat_trees(const void *batch) { return &((const Batch *)batch)->trees; }
+
 CGM_API void cgm_batch_free(Batch *b) {
   if (b == NULL) return;
   flat_trees_free(&b->trees);

@@ -290,6 +290,8 @@ int64_t walk_tree_sitter_tree(Workspace *w, const Language *lang, FlatTrees *tre
                               const void *ts_tree, const void *expected_language,
                               int64_t expected_nodes, const uint8_t *source, int64_t length);
 const void *tree_sitter_tree_language(const void *ts_tree);
+/* The flat trees of a batch (batch.c), for RUBY's program graphs (ruby/csrc/pdg.c). */
+const FlatTrees *batch_flat_trees(const void *batch);
 /* Adds a tree walked elsewhere: rows of (kind id, field id, start, end, parent), and the
  * indices of its MISSING nodes; returns the number of ERROR leaves, or < 0. */
 int64_t add_walked_tree(Workspace *w, const Language *lang, FlatTrees *trees,
