@@ -30,6 +30,7 @@ except ImportError:  # Gradio runs without it
 import gradio as gr  # noqa: E402
 
 from cgm_metrics import space  # noqa: E402
+from cgm_metrics.languages import DEFAULT_LANGUAGE  # noqa: E402
 
 LOGGER = logging.getLogger("cgm_metrics.space")
 
@@ -143,7 +144,7 @@ def build() -> gr.Blocks:
         )
         with gr.Tab("Side by side", id="side"):
             with gr.Row():
-                lang = gr.Dropdown(languages, value="python", label="Language", scale=1,
+                lang = gr.Dropdown(languages, value=DEFAULT_LANGUAGE, label="Language", scale=1,
                                    elem_id="side-lang")
             reference = gr.Textbox(label="Reference", lines=6, max_lines=30,
                                    placeholder="The code you consider correct",
@@ -190,7 +191,7 @@ def build() -> gr.Blocks:
                 systems = gr.File(label="System files", file_count="multiple",
                                   elem_id="systems-files")
             with gr.Row():
-                systems_lang = gr.Dropdown(languages, value="python", label="Language",
+                systems_lang = gr.Dropdown(languages, value=DEFAULT_LANGUAGE, label="Language",
                                            elem_id="systems-lang")
                 metric_choice = gr.CheckboxGroup(space.metric_choices(),
                                                  value=list(space.DEFAULT_SYSTEM_METRICS),

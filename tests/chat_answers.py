@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from conftest import DATA
 
-from cgm_metrics.execution.extract import RULES, entry_point_of
+from cgm_metrics import languages
+from cgm_metrics.execution.extract import entry_point_of
 from cgm_metrics.execution.problems import Problem
 
 TAGS = {"python": "python", "cpp": "cpp", "java": "java", "javascript": "javascript",
@@ -80,7 +81,7 @@ def conventions(language: str) -> list[Original]:
 
 def signature_start(original: Original) -> int:
     """Where the entry point's definition starts in the prompt."""
-    rules = RULES[original.language]
+    rules = languages.resolve(original.language, part="extraction").extraction
     start = 0
     for match in re.finditer(rules.definition, original.prompt, re.M):
         if (match.group("name") or match.groupdict().get("alt")) == original.entry_point:

@@ -274,4 +274,5 @@ OUTPUT_FLOODS: dict[str, str] = {
     "cpp": "#include <cstdio>\nint main() {\n    while (true) std::puts(\"flood\");\n}\n",
     "javascript": "const line = 'flood'.repeat(1 << 16);\nwhile (true) console.log(line);\n",
     "ruby": "line = 'flood' * (1 << 16)\nloop { puts line }\n",
+    "perl": "my $line = 'flood' x (1 << 16);\nwhile (1) { print \"$line\\n\"; }\n",
 }

@@ -404,3 +404,13 @@ def test_held_out_answer_shapes_get_the_verdicts_of_the_originals(language, monk
     misses = [(r["original"].task, r["style"], r["original"].verdict, r["verdict"],
                r["extraction"].how) for r in rows if not r["same"]]
     assert 1 - len(misses) / len(rows) >= 0.97, misses
+
+
+def test_an_extraction_part_needs_an_execution_part():
+    """A language module's extraction part assembles a program that runs: without an
+    execution part it is refused when the module is read."""
+    from cgm_metrics.languages import check, python
+
+    alone = python.LANGUAGE._replace(name="chatonly", parsing=None, execution=None)
+    with pytest.raises(ValueError, match="`extraction` part of 'chatonly' needs an `execution`"):
+        check(alone, "a module of another package")

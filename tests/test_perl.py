@@ -42,7 +42,7 @@ def test_names_and_parts():
     language = languages.resolve("perl")
     assert language.module == "cgm_metrics.languages.perl"
     assert [part for part in languages.PARTS if language.has(part)] == [
-        "parsing", "codebleu", "tsed", "execution"]
+        "parsing", "codebleu", "tsed", "execution", "extraction"]
     assert get_language("pl").name == "perl"  # MultiPL-E's key, for problem files
     assert "perl" in CodeBleuMetric.languages
 
@@ -182,6 +182,62 @@ def test_code_eval_runs_perl_right_wrong_broken_and_endless():
     assert results[3][0][1]["result"] == "timed out"
     assert results[2][0][1]["result"].startswith("failed: SyntaxError")
     assert pass_at_k["pass@1"] == pytest.approx(1 / len(CASES))
+
+
+ANSWER = """Sure! Here it is:
+
+```python
+def add(x, y):
+    return x + y
+```
+
+In Perl:
+
+```perl
+use strict;
+use warnings;
+use Test::More;
+
+sub twice { return 2 * $_[0]; }
+
+sub add {
+    my ($x, $y) = @_;
+    return twice($x) - $x + $y;
+}
+
+print add(2, 3), "\\n";
+is(add(1, 2), 3);
+done_testing();
+```
+"""
+
+
+@needs_sandbox
+def test_extract_finds_the_perl_solution_in_a_chat_answer_and_its_program_runs():
+    """--extract on a MultiPL-E-style Perl task: the ```perl block (not the ```python one),
+    its helper and `use` lines kept, its usage and own tests (Test::More) dropped, the
+    prompt's signature replaced, the tests' leading `}` dropped; the program passes. A wrong
+    version fails, an answer without code fails for sure."""
+    from cgm_metrics.execution.extract import assemble, extract_code
+    from cgm_metrics.execution.languages import run_sources
+    from cgm_metrics.execution.problems import Problem
+
+    find_toolchain("perl")
+    problem = Problem("HumanEval_add", PROMPT, TESTS, "add", language="perl")
+    found = extract_code(ANSWER, problem)
+    assert found.how.startswith("fenced block 2 of 2 (perl): the only block that defines add")
+    assert found.left == ("block 1 (python): another language",)
+    assert found.defines_entry_point
+    wrong = extract_code(ANSWER.replace("- $x + $y", "+ $y"), problem)
+    no_code = extract_code("I cannot answer that.", problem)
+    assert no_code.code is None
+    texts = [next(iter(assemble(problem, e).files.values())) for e in (found, wrong, no_code)]
+    text = texts[0]
+    assert text.startswith(PROMPT[:PROMPT.index("sub add")]) and "sub twice" in text and "use warnings;" in text and "Test::More" not in text
+    assert "print add(2, 3)" not in text and "done_testing" not in text
+    assert text.count("sub add") == 1
+    outcomes = run_sources(texts, "perl", num_workers=1, allow_code_execution=True)
+    assert [o.passed for o in outcomes] == [True, False, False], [o.message for o in outcomes]
 
 
 def test_a_language_that_cannot_run_says_what_its_module_lacks():

@@ -276,6 +276,14 @@ def test_a_language_module_of_another_package_reaches_every_part(venv):
                                     num_workers=2, timeout=3.0, allow_code_execution=True,
                                     lang="pylite")
         out["verdicts"] = [runs[i][0][1]["verdict"] for i in range(len(cases))]
+        from cgm_metrics.execution.extract import candidate_from_answer
+        answer = ("Here:\\n```python\\ndef add(a, b):\\n    return a - b\\n```\\n"
+                  "In Pylite:\\n```pyl\\ndef add(a, b):\\n    return a + b\\n\\nprint(add(1, 2))\\n```\\n")
+        code, found = candidate_from_answer(answer, "assert add(2, 3) == 5\\n", "pylite")
+        out["extracted"] = [code, found.how, list(found.left)]
+        _, runs = compute_code_eval([[code]], ["assert add(2, 3) == 5\\n"], k=[1], num_workers=1,
+                                    timeout=3.0, allow_code_execution=True, lang="pylite")
+        out["verdicts"].append(runs[0][0][1]["verdict"])
         try:
             compute_code_eval([["x"]], ["y"], k=[1], allow_code_execution=True, lang="starlark")
         except ValueError as error:
@@ -284,10 +292,16 @@ def test_a_language_module_of_another_package_reaches_every_part(venv):
     """)
     assert "pylite" in result["languages"] and "perl" in result["languages"]
     assert result["module"] == "cgm_toy_plugin.pylite"
-    assert result["parts"] == ["parsing", "codebleu", "tsed", "execution"]
+    assert result["parts"] == ["parsing", "codebleu", "tsed", "execution", "extraction"]
     pylite, python = result["codebleu"]
     assert pylite == pytest.approx(python, abs=1e-12) and 0 < pylite["codebleu"] < 1
     assert result["tsed"][0] == pytest.approx(result["tsed"][1], abs=1e-12)
-    assert result["verdicts"] == [verdict for _, _, verdict in PYLITE]
+    assert result["verdicts"] == [verdict for _, _, verdict in PYLITE] + ["OK"]
+    # its own extraction part: the ```pyl block, without its usage line; ```python is another
+    # language
+    code, how, left = result["extracted"]
+    assert code == "def add(a, b):\n    return a + b\n"
+    assert how.startswith("fenced block 2 of 2 (pyl)")
+    assert left == ["block 1 (python): another language"]
     # the parsing-only plugin language says what it lacks to run
     assert "no execution" in result["starlark"] and "ExecutionPart" in result["starlark"]

@@ -69,9 +69,8 @@ Args:
     average (str): "corpus" (chrF of the summed statistics, sacrebleu's corpus_score) or
         "sentence" (mean of sentence-level chrF, as in Out of the BLEU). Default "corpus".
     return_per_sample (bool): also return the sentence chrF of every item, default False.
-    lang (str): programming language (python, java, javascript, typescript, c, cpp,
-        c_sharp, go, php, ruby, rust, kotlin, swift, scala, lua, bash, haskell, julia; aliases
-        such as py, js, c#, c++, kt, sh). Needed by the two
+    lang (str): programming language (any that `cgm modules --languages` lists, or an
+        alias such as py, js, c#, c++, kt, sh). Needed by the two
         code options below, ignored otherwise. Default None.
     strip_comments (bool): remove comments and Python docstrings before scoring.
     normalize_identifiers (bool): rename identifiers by order of first appearance.

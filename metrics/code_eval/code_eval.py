@@ -6,6 +6,7 @@ import evaluate
 
 from cgm_metrics.execution.code_eval import check_candidates, check_storable, compute_code_eval
 from cgm_metrics.hub import CheckedModule
+from cgm_metrics.languages import DEFAULT_LANGUAGE
 
 _CITATION = """\
 @article{chen2021evaluating,
@@ -147,7 +148,7 @@ class CodeEval(CheckedModule, evaluate.Metric):
         memory_mb=None,
         max_processes=None,
         max_file_mb=None,
-        lang="python",
+        lang=DEFAULT_LANGUAGE,
         extract=False,
     ):
         return compute_code_eval(

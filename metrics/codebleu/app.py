@@ -4,13 +4,14 @@ import evaluate
 import gradio as gr
 
 from cgm_metrics.hub import build_widget
+from cgm_metrics.languages import DEFAULT_LANGUAGE
 from cgm_metrics.maths.codebleu import CodeBleuMetric
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(
     module,
     extra_inputs={
-        "lang": gr.Dropdown(list(CodeBleuMetric.languages), value="python"),
+        "lang": gr.Dropdown(list(CodeBleuMetric.languages), value=DEFAULT_LANGUAGE),
         "dataflow": gr.Dropdown(["package", "zero", "renormalize"], value="package"),
         "return_per_sample": gr.Checkbox(value=True),
     },

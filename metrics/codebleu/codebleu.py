@@ -35,9 +35,9 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of str): generated code, one string per item.
     references (list of str or list of list of str): reference code, one or several per item.
-    lang (str or list of str): required, as in the package: python, java, javascript, c,
-        cpp, c_sharp, go, php, ruby, rust, or typescript, kotlin, swift, scala, lua, bash,
-        haskell, julia (aliases such as js, kt, sh). ["java"] as k4black/codebleu takes it
+    lang (str or list of str): required, as in the package: a language with a CodeBLEU
+        part, the package's ten and more (`cgm modules --languages` lists them, with aliases
+        such as js, kt, sh). ["java"] as k4black/codebleu takes it
         works too; a plain string is the whole name here ("cpp" is C++), where k4black reads
         its first character.
     weights (4 floats): weights of ngram, weighted ngram, syntax and dataflow match

@@ -5,6 +5,7 @@ import gradio as gr
 
 from cgm_metrics.core import supported_languages
 from cgm_metrics.hub import build_widget
+from cgm_metrics.languages import DEFAULT_LANGUAGE
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(
@@ -14,7 +15,7 @@ demo = build_widget(
         "trivially_shared": gr.Textbox(value="", lines=3,
                                        placeholder='[["("], [")"], [";"], ["=", "0"]]'),
         "tokenize": gr.Radio(["code", "pygments", "none"], value="code"),
-        "lang": gr.Dropdown(supported_languages(), value="python"),
+        "lang": gr.Dropdown(supported_languages(), value=DEFAULT_LANGUAGE),
         "smoothing": gr.Radio(["method0", "method1", "method2", "method3"], value="method0"),
         "return_per_sample": gr.Checkbox(value=True),
     },

@@ -4,6 +4,7 @@ shares, equal to the `crystalbleu` package, as a HuggingFace evaluate metric."""
 import evaluate
 
 from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.languages import DEFAULT_LANGUAGE
 from cgm_metrics.maths.crystal_bleu import compute_crystal_bleu
 
 _CITATION = """\
@@ -95,7 +96,7 @@ class CrystalBleu(CheckedModule, evaluate.Metric):
         references,
         trivially_shared=None,
         tokenize="code",
-        lang="python",
+        lang=DEFAULT_LANGUAGE,
         weights=(0.25, 0.25, 0.25, 0.25),
         smoothing="method0",
         epsilon=0.1,

@@ -6,6 +6,7 @@ import evaluate
 from cgm_metrics.core.inputs import check_flag
 from cgm_metrics.execution.edit_sim_module import compute_edit_sim
 from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.languages import DEFAULT_LANGUAGE
 
 _CITATION = """\
 @inproceedings{dibia2023aligning,
@@ -115,7 +116,7 @@ class EditSim(CheckedModule, evaluate.Metric):
         memory_mb=None,
         max_processes=None,
         max_file_mb=None,
-        lang="python",
+        lang=DEFAULT_LANGUAGE,
     ):
         return_per_sample = check_flag(return_per_sample, "return_per_sample")
         return compute_edit_sim(

@@ -5,6 +5,7 @@ import evaluate
 
 from cgm_metrics.core.inputs import check_flag
 from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.languages import DEFAULT_LANGUAGE
 from cgm_metrics.maths.ruby import compute_ruby
 
 _CITATION = """\
@@ -81,7 +82,7 @@ class Ruby(CheckedModule, evaluate.Metric):
             ],
         )
 
-    def _compute(self, predictions, references, lang="python", return_per_sample=False, level=None):
+    def _compute(self, predictions, references, lang=DEFAULT_LANGUAGE, return_per_sample=False, level=None):
         return_per_sample = check_flag(return_per_sample, "return_per_sample")
         return compute_ruby(
             predictions,

@@ -4,13 +4,14 @@ import evaluate
 import gradio as gr
 
 from cgm_metrics.hub import build_widget
+from cgm_metrics.languages import DEFAULT_LANGUAGE
 from cgm_metrics.maths.tsed import TSED_LANGUAGES
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(
     module,
     extra_inputs={
-        "lang": gr.Dropdown(sorted(TSED_LANGUAGES), value="python"),
+        "lang": gr.Dropdown(sorted(TSED_LANGUAGES), value=DEFAULT_LANGUAGE),
         "deletion_weight": gr.Number(value=1.0),
         "insertion_weight": gr.Number(value=0.8),
         "rename_weight": gr.Number(value=1.0),

@@ -37,9 +37,8 @@ Args:
     predictions (list of str): generated code, one string per item (the edit's origin).
     references (list of str or list of list of str): reference code (the edit's target), one
         or several per item.
-    lang (str): programming language: python, java, javascript, typescript, c, cpp, c_sharp,
-        go, php, ruby, rust, kotlin, swift, scala, lua, bash, haskell, julia (aliases such as
-        py, js, c#, csharp). Default "python".
+    lang (str): programming language: any with a TSED part (`cgm modules --languages` lists
+        them, with aliases such as py, js, c#, csharp). Default "python".
     language (str): the same, under the `tsed` Space's name (give one of the two).
     deletion_weight, insertion_weight, rename_weight (float): edit costs, default 1.0, 0.8
         and 1.0 (the package's README and Space).

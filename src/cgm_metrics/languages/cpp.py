@@ -1,12 +1,12 @@
 """C++: everything the library knows of it."""
 
-from . import Language
+from . import Language, c_sharp
 from .parts import (
     C_STYLE,
     CodeBleuPart,
     Command,
-    DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Tool,
     TsedPart,
@@ -24,19 +24,8 @@ KEYWORDS = words(
     "npos std cout include INT_MAX iostream MAX_RAND NULL string"
 )
 
-RULES = DataflowRules(
-    definition=("variable_declarator",),
-    definition_style="two_children",
-    assignment=("assignment_expression",),
-    increment=("postfix_unary_expression",),
-    branch=("if_statement", "else"),
-    c_for=("for_statement",),
-    c_for_restart="local_variable_declaration",
-    foreach=("for_each_statement",),
-    foreach_name="left",
-    foreach_value="right",
-    loop=("while_statement",),
-)
+# the codebleu package reads the C family with one set of rules: C#'s
+RULES = c_sharp.RULES
 
 COMMENT_STYLE = C_STYLE
 
@@ -97,6 +86,17 @@ EXECUTION = ExecutionPart(
     multipl_e="g++ F -o F_noext -std=c++17, then F_noext (15 s each)",
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("cpp", "c++", "cc", "cxx", "hpp", "h++"),
+    definition=r"^[ \t]*(?:[\w:<>,*&\[\]]+[ \t]+)+[*&]*(?P<name>[A-Za-z_]\w*)[ \t]*\(",
+    code_start=r"#include|#define|using |template|namespace |struct |class |typedef |"
+    r"(?:static |inline |const |unsigned |signed )*[A-Za-z_][\w:<>,*& ]*[\s*&]+[A-Za-z_]\w*\s*\(",
+    no_code="#error no code in the answer\n",
+    compatible=("c", "h"),  # everything at the top level is kept but `main`
+    main="main",
+    declarator_names=frozenset({"function_definition"}),
+)
+
 LANGUAGE = Language(
     name="cpp",
     display_name="C++",
@@ -118,6 +118,7 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="cpp"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
     cost={
         "chrf_code": 0.00011,
         "codebleu": 0.00046,

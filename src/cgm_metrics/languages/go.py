@@ -10,9 +10,11 @@ from .parts import (
     Command,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Tool,
     TsedPart,
+    node_set,
     words,
 )
 
@@ -130,6 +132,20 @@ EXECUTION = ExecutionPart(
     ),
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("go", "golang"),
+    definition=r"^func[ \t]+(?P<name>\w+)",
+    code_start=r"(?:package |import |func |type |var |const )",
+    no_code="package main\n\nno code in the answer\n",
+    keep=node_set(
+        "function_declaration method_declaration type_declaration const_declaration "
+        "var_declaration"
+    ),
+    main="main",
+    tests_define=True,
+    assembly="merged_imports",
+)
+
 LANGUAGE = Language(
     name="go",
     display_name="Go",
@@ -151,6 +167,7 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="go"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
     cost={
         "chrf_code": 0.00012,
         "codebleu": 0.00061,

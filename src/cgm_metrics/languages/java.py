@@ -11,6 +11,7 @@ from .parts import (
     Command,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     PdgSpec,
     Tool,
@@ -180,6 +181,18 @@ EXECUTION = ExecutionPart(
     ),
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("java",),
+    definition=r"^[ \t]*(?:(?:public|private|protected|static|final|synchronized|abstract)[ \t]+)*"
+    r"(?:<[^>]*>[ \t]+)?[\w<>\[\],. ?]+[ \t]+(?P<name>[A-Za-z_]\w*)[ \t]*\(",
+    code_start=r"(?:import |package |(?:public |private |protected |static |final |abstract )*"
+    r"(?:class|interface|enum|record) |(?:public |private |protected |static )+)",
+    no_code="class Problem { no code in the answer }\n",
+    main="main",
+    classes=node_set("class_declaration interface_declaration enum_declaration record_declaration"),
+    assembly="class_members",
+)
+
 LANGUAGE = Language(
     name="java",
     display_name="Java",
@@ -198,6 +211,7 @@ LANGUAGE = Language(
     tsed=TsedPart(pack="java"),
     pdg=PDG,
     execution=EXECUTION,
+    extraction=EXTRACTION,
     cost={
         "chrf_code": 0.0001,
         "codebleu": 0.00039,

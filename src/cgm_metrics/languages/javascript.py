@@ -10,6 +10,7 @@ from .parts import (
     Command,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     PdgSpec,
     Tool,
@@ -133,6 +134,36 @@ EXECUTION = ExecutionPart(
     multipl_e="node F (5 s)",
 )
 
+#: the values that make a variable a function (``const f = (x) => ...``)
+FUNCTION_VALUES = node_set("arrow_function function_expression function generator_function")
+#: ``export`` before a definition (the tests load the program as a script)
+STRIP_EXPORT = (
+    r"(?m)^(\s*)export\s+(?:default\s+)?(?=(?:async\s+)?(?:function|class|const|let|"
+    r"var|interface|type|enum|abstract)\b)",
+    r"\1",
+)
+
+EXTRACTION = ExtractionPart(
+    tags=("javascript", "js", "node", "nodejs", "jsx", "mjs", "cjs"),
+    definition=r"^[ \t]*(?:export[ \t]+(?:default[ \t]+)?)?(?:async[ \t]+)?(?:function[ \t]*\*?[ \t]*"
+    r"(?P<name>[A-Za-z_$][\w$]*)|(?:const|let|var)[ \t]+(?P<alt>[A-Za-z_$][\w$]*)[ \t]*=)",
+    code_start=r"(?:function |const |let |var |class |async function |'use strict'|\"use strict\"|"
+    r"module\.exports)",
+    no_code='throw new Error("no code in the answer");\n',
+    keep=node_set(
+        "function_declaration generator_function_declaration class_declaration "
+        "lexical_declaration variable_declaration export_statement"
+    ),
+    function_variables=node_set("lexical_declaration variable_declaration"),
+    function_values=FUNCTION_VALUES,
+    own_imports=node_set("lexical_declaration variable_declaration"),
+    own_import_words=("require(", "assert"),
+    exports=node_set("export_statement"),
+    tests_define=True,
+    test_variables=r"^(?:const|let|var)\s+(\w+)",
+    cleanups=(STRIP_EXPORT,),
+)
+
 LANGUAGE = Language(
     name="javascript",
     display_name="JavaScript",
@@ -153,6 +184,7 @@ LANGUAGE = Language(
     tsed=TsedPart(pack="javascript"),
     pdg=PDG,
     execution=EXECUTION,
+    extraction=EXTRACTION,
     cost={
         "chrf_code": 0.0001,
         "codebleu": 0.0004,

@@ -12,6 +12,7 @@ from .parts import (
     CommentStyle,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Quote,
     Tool,
@@ -126,6 +127,14 @@ EXECUTION = ExecutionPart(
     ),
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("lua",),
+    definition=r"^[ \t]*(?:local[ \t]+)?function[ \t]+(?P<name>[\w.:]+)",
+    code_start=r"(?:local |function |[A-Za-z_]\w* = )",
+    no_code='error("no code in the answer")\n',
+    keep=frozenset({"function_declaration", "variable_declaration", "assignment_statement"}),
+)
+
 LANGUAGE = Language(
     name="lua",
     display_name="Lua",
@@ -143,4 +152,5 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="lua"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
 )

@@ -13,6 +13,8 @@ by an entry point ``cgm_metrics.languages``) defines ``LANGUAGE = Language(...)`
 * :class:`ExecutionPart` ``execution``: the tools (:class:`Tool`, each with its Debian
   package), the :class:`Command` steps that compile and run a program, the verdict rules,
   the default timeout and the toolchain's canary;
+* :class:`ExtractionPart` ``extraction``: how a chat answer's code in the language is found
+  (fence tags, definitions) and assembled into the program the task's tests run;
 * ``cost``: the Space's measured seconds per 1,000 characters, per metric.
 
 Every part but ``parsing`` is optional: a language without one says which part it lacks
@@ -152,14 +154,17 @@ class DataflowRules(NamedTuple):
     assignment_style: str = "pairwise"  # or "tuple"
     increment: tuple[str, ...] = ()
     branch: tuple[str, ...] = ()
-    # "python": a child is a new branch when it is an elif/else clause; "plain": when it is a
-    # branch type; "flagged": from the first child of a branch type on
+    # "elif_chain": a child is a new branch when it is an elif/else clause; "plain": when it
+    # is a branch type; "flagged": from the first child of a branch type on
     branch_style: str = "flagged"
     # whether the state before the statement joins the merge: "no_else" (only without an
     # else) or "always"
     branch_keeps_input: str = "no_else"
     for_in: tuple[str, ...] = ()
-    for_in_style: str = "python"  # "python" (left/right fields, body = last block) or "ruby"
+    # "fields": the ``left``/``right`` fields, the body is the last child when a block (and an
+    # assignment without a right side binds nothing); "pattern_value": the ``pattern`` and
+    # ``value`` fields, the ``body`` field
+    for_in_style: str = "fields"
     c_for: tuple[str, ...] = ()
     c_for_restart: str = ""  # the child type after which the loop is walked again
     c_for_update_of: str = ""  # Go: the clause whose ``update`` field is walked again
@@ -228,8 +233,9 @@ C_STYLE = CommentStyle(
 class CodeBleuPart(NamedTuple):
     """What CodeBLEU knows of a language: the keywords of its weighted n-gram component (a
     token listed weighs 1, any other 0.2), its dataflow rules, how comments are removed
-    before the syntax and dataflow components (``"python"``: tokenize's rules, comments and
-    docstrings; ``"none"``: kept; or a :class:`CommentStyle` for the scanner), and a snippet
+    before the syntax and dataflow components (``"tokenize"``: Python's tokenize rules,
+    comments and docstrings; ``"none"``: kept; or a :class:`CommentStyle` for the scanner),
+    and a snippet
     walked both ways before the compiled tree walk is trusted ("" for a generic one)."""
 
     keywords: tuple[str, ...]
@@ -241,6 +247,27 @@ class CodeBleuPart(NamedTuple):
 def words(text: str) -> tuple[str, ...]:
     """A keyword list written as one whitespace-separated string."""
     return tuple(text.split())
+
+
+# The earlier names of the rule styles, named after the language that used them first; still
+# taken from language modules (``check`` renames them).
+EARLIER_STYLES = {
+    "branch_style": {"python": "elif_chain"},
+    "for_in_style": {"python": "fields", "ruby": "pattern_value"},
+    "comment_style": {"python": "tokenize"},
+}
+
+
+def current_styles(part: CodeBleuPart) -> CodeBleuPart:
+    """``part`` with the earlier style names (:data:`EARLIER_STYLES`) renamed."""
+    rules = part.rules._replace(**{
+        key: EARLIER_STYLES[key].get(getattr(part.rules, key), getattr(part.rules, key))
+        for key in ("branch_style", "for_in_style")
+    })
+    style = part.comment_style
+    if isinstance(style, str):
+        style = EARLIER_STYLES["comment_style"].get(style, style)
+    return part._replace(rules=rules, comment_style=style)
 
 
 # --- TSED ------------------------------------------------------------------------------------
@@ -286,6 +313,89 @@ def pairs(text: str) -> frozenset[tuple[str, str]]:
 def node_set(text: str) -> frozenset[str]:
     """Whitespace-separated node types as a set."""
     return frozenset(text.split())
+
+
+# --- chat-answer extraction ------------------------------------------------------------------
+
+#: the test frameworks whose classes in a whole solution are the model's own tests
+TEST_CLASS = r"(?i)TestCase|Test::Unit|Minitest|unittest"
+
+
+class ExtractionPart(NamedTuple):
+    """How a chat answer's code in the language is recognised and assembled into the program
+    the task's tests run (``execution/extract.py``; keyword arguments, immutable).
+
+    Recognising: ``tags`` name the language on a fence; ``compatible`` tags are of a language
+    whose code may still be right here (C in C++), taken only after those; ``definition`` is
+    a regular expression whose group ``name`` (or ``alt``) is the name a line defines
+    (prompts, unfenced answers); ``code_start`` matches a line that starts code (prose before
+    it is set aside); ``open_tag`` is prepended to code that lacks it in its first 200
+    characters (PHP's grammar reads text outside ``<?php`` as HTML); ``words_are_code``: any
+    line of words is a command (Bash), so unfenced text is code only when it defines the
+    entry point; ``bare_calls``: a regular expression of names called without parentheses
+    (a helper block is taken when the solution calls one of its functions).
+
+    Reading definitions: ``definition_types``: node types that define the name in their
+    ``name`` field, besides the common ones (``function_definition``, ``class_declaration``,
+    ``method``...); ``declarator_names``: definition node types whose name ends their
+    declarator chain (C++'s ``int A::f(...)``); ``function_variables``: declarations that
+    define a function when a variable's value is one of ``function_values``
+    (``const f = (x) => ...``); ``classes``: top-level types whose methods are the
+    definitions (Java); ``method_call``: a method of a top-level class counts as the entry
+    point (LeetCode's ``class Solution``), the program gets this function calling it on an
+    instance (``{entry_point}``, ``{owner}``).
+
+    Assembling a whole solution (what the task's tests bring is dropped): ``keep``, the
+    top-level node types kept (empty: all but the ones below); ``main``, the model's own entry
+    function; ``statements``, top-level statements that are usage unless their first named
+    child is one of ``statement_kept``; ``calls``, top-level calls that are usage unless the
+    called name is one of ``calls_kept``; ``test_classes`` whose header (up to
+    ``header_end``) matches ``test_class``; ``test_functions`` named ``test...``;
+    ``test_modules`` named ``test`` or ``tests``; ``own_imports`` whose text holds every one
+    of ``own_import_words`` (the model's import of an assertion library); ``exports`` that
+    hold no declaration. ``tests_define``: the tests define top-level names (a solution's copy
+    is dropped), with ``test_variables`` a regular expression of more of them; ``cleanups``:
+    ``(pattern, replacement)`` applied to the code first (``export``, ``<?php``, a shebang);
+    ``completion_indent``: a completion given at the left margin is indented by it under the
+    prompt's signature when only that makes the program parse; ``assembly``: ``""`` (the
+    prompt up to the entry point, then the code), ``"class_members"`` (the solution's class
+    members go into the tests' class, made static) or ``"merged_imports"`` (the solution's
+    imports join the prompt's one import list); ``no_code``: the program of an answer without
+    code, one that surely fails (the prompt and tests alone could pass by accident)."""
+
+    tags: tuple[str, ...]
+    definition: str
+    code_start: str
+    no_code: str
+    keep: frozenset[str] = frozenset()
+    compatible: tuple[str, ...] = ()
+    main: str = ""
+    open_tag: str = ""
+    words_are_code: bool = False
+    bare_calls: str = ""
+    definition_types: frozenset[str] = frozenset()
+    declarator_names: frozenset[str] = frozenset()
+    function_variables: frozenset[str] = frozenset()
+    function_values: frozenset[str] = frozenset()
+    classes: frozenset[str] = frozenset()
+    method_call: str = ""
+    statements: frozenset[str] = frozenset()
+    statement_kept: frozenset[str] = frozenset()
+    calls: frozenset[str] = frozenset()
+    calls_kept: frozenset[str] = frozenset()
+    test_classes: frozenset[str] = frozenset()
+    header_end: str = "\n"
+    test_class: str = TEST_CLASS
+    test_functions: frozenset[str] = frozenset()
+    test_modules: frozenset[str] = frozenset()
+    own_imports: frozenset[str] = frozenset()
+    own_import_words: tuple[str, ...] = ()
+    exports: frozenset[str] = frozenset()
+    tests_define: bool = False
+    test_variables: str = ""
+    cleanups: tuple[tuple[str, str], ...] = ()
+    completion_indent: str = ""
+    assembly: str = ""
 
 
 # --- execution -------------------------------------------------------------------------------

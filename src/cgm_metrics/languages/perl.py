@@ -20,6 +20,7 @@ from .parts import (
     CommentStyle,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Quote,
     Tool,
@@ -144,6 +145,28 @@ EXECUTION = ExecutionPart(
     ),
 )
 
+# Chat answers (--extract): MultiPL-E's prompts open `sub name {` and its tests begin by closing
+# it; a whole solution keeps its `use` lines, subs, packages and assignments and loses its
+# calls and loops (usage, the model's own checks) and its `use Test::More` (the tests bring
+# Test::Deep). A line of words can parse as Perl: only a definition makes unfenced text code.
+EXTRACTION = ExtractionPart(
+    tags=("perl", "pl", "perl5"),
+    definition=r"^[ \t]*sub[ \t]+(?P<name>\w+)",
+    code_start=r"(?:#!|use |sub |my |our |package |require )",
+    no_code='die "no code in the answer\\n";\n',
+    keep=frozenset(
+        {"use_statement", "use_version_statement", "subroutine_declaration_statement",
+         "expression_statement", "package_statement"}
+    ),
+    words_are_code=True,
+    definition_types=frozenset({"subroutine_declaration_statement"}),
+    statements=frozenset({"expression_statement"}),
+    statement_kept=frozenset({"assignment_expression", "require_expression"}),
+    own_imports=frozenset({"use_statement"}),
+    own_import_words=("Test::More",),
+    tests_define=True,
+)
+
 LANGUAGE = Language(
     name="perl",
     display_name="Perl",
@@ -165,4 +188,5 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="perl"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
 )

@@ -10,9 +10,11 @@ from .parts import (
     Command,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Tool,
     TsedPart,
+    node_set,
     words,
 )
 
@@ -105,6 +107,20 @@ EXECUTION = ExecutionPart(
     ),
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("php",),
+    definition=r"^[ \t]*function[ \t]+(?P<name>\w+)",
+    code_start=r"(?:<\?php|function |class |use |namespace |declare\(|const )",
+    no_code='<?php\nfwrite(STDERR, "no code in the answer\\n");\nexit(1);\n',
+    keep=node_set(
+        "function_definition class_declaration interface_declaration trait_declaration "
+        "enum_declaration const_declaration namespace_use_declaration"
+    ),
+    open_tag="<?php",
+    tests_define=True,
+    cleanups=((r"^\s*<\?php\b", ""), (r"\?>\s*$", "")),
+)
+
 LANGUAGE = Language(
     name="php",
     display_name="PHP",
@@ -122,6 +138,7 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="php"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
     cost={
         "chrf_code": 0.0001,
         "codebleu": 0.00041,

@@ -5,6 +5,7 @@ from .parts import (
     CodeBleuPart,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     PdgSpec,
     TsedPart,
@@ -25,13 +26,13 @@ RULES = DataflowRules(
     assignment=("assignment", "augmented_assignment", "for_in_clause"),
     assignment_style="tuple",
     branch=("if_statement",),
-    branch_style="python",
+    branch_style="elif_chain",
     for_in=("for_statement",),
     loop=("while_statement",),
     first=("for_in_clause",),
 )
 
-COMMENT_STYLE = "python"
+COMMENT_STYLE = "tokenize"
 
 PROBE = (
     "@d\n"
@@ -100,6 +101,25 @@ def accepts(code: str) -> bool:
     return True
 
 
+EXTRACTION = ExtractionPart(
+    tags=("python", "py", "python3", "py3", "ipython", "pycon"),
+    definition=r"^[ \t]*(?:async[ \t]+)?def[ \t]+(?P<name>\w+)",
+    code_start=r"(?:from \S+ import |import |def |async def |class |@\w)",
+    no_code='raise SystemExit("no code in the answer")\n',
+    keep=node_set(
+        "import_statement import_from_statement future_import_statement function_definition "
+        "class_definition decorated_definition expression_statement"
+    ),
+    method_call="\n\ndef {entry_point}(*args, **kwargs):\n"
+    "    return {owner}().{entry_point}(*args, **kwargs)\n",
+    statements=node_set("expression_statement"),
+    statement_kept=node_set("assignment augmented_assignment"),
+    test_classes=node_set("class_definition"),
+    header_end=":",
+    test_functions=node_set("function_definition decorated_definition"),
+    completion_indent="    ",
+)
+
 LANGUAGE = Language(
     name="python",
     display_name="Python",
@@ -119,6 +139,7 @@ LANGUAGE = Language(
     tsed=TsedPart(pack="python"),
     pdg=PDG,
     execution=EXECUTION,
+    extraction=EXTRACTION,
     accepts=accepts,
     examples=(
         (

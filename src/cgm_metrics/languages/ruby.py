@@ -10,6 +10,7 @@ from .parts import (
     Command,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Tool,
     TsedPart,
@@ -30,7 +31,7 @@ RULES = DataflowRules(
     branch=("if", "elsif", "else", "unless", "when"),
     branch_style="plain",
     for_in=("for",),
-    for_in_style="ruby",
+    for_in_style="pattern_value",
     loop=("while_modifier", "until"),
 )
 
@@ -96,6 +97,17 @@ EXECUTION = ExecutionPart(
     multipl_e="ruby F (5 s); a failed run that wrote to stderr is a SyntaxError",
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("ruby", "rb"),
+    definition=r"^[ \t]*def[ \t]+(?:self\.)?(?P<name>\w+[?!]?)",
+    code_start=r"(?:def |class |module |require |require_relative |[A-Z]\w* = )",
+    no_code='abort("no code in the answer")\n',
+    keep=frozenset({"method", "singleton_method", "class", "module", "assignment", "call"}),
+    calls=frozenset({"call"}),
+    calls_kept=frozenset({"require", "require_relative"}),
+    test_classes=frozenset({"class"}),
+)
+
 LANGUAGE = Language(
     name="ruby",
     display_name="Ruby",
@@ -113,6 +125,7 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="ruby"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
     cost={
         "chrf_code": 0.00012,
         "codebleu": 0.00086,

@@ -11,11 +11,13 @@ from .parts import (
     Command,
     DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Tool,
     TsedPart,
     compile_timeout_or_syntax_error,
     exit_status,
+    node_set,
     words,
 )
 
@@ -108,6 +110,20 @@ EXECUTION = ExecutionPart(
     ),
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("rust", "rs"),
+    definition=r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:const[ \t]+)?(?:unsafe[ \t]+)?fn[ \t]+(?P<name>\w+)",
+    code_start=r"(?:use |fn |pub |struct |enum |impl |trait |const |static |#\[|mod |type )",
+    no_code='compile_error!("no code in the answer");\n',
+    keep=node_set(
+        "use_declaration function_item struct_item enum_item impl_item trait_item const_item "
+        "static_item type_item macro_definition extern_crate_declaration mod_item attribute_item "
+        "function_signature_item union_item"
+    ),
+    main="main",
+    test_modules=node_set("mod_item"),
+)
+
 LANGUAGE = Language(
     name="rust",
     display_name="Rust",
@@ -125,6 +141,7 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="rust"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
     cost={
         "chrf_code": 0.00011,
         "codebleu": 0.0004,

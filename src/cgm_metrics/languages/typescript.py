@@ -2,18 +2,19 @@
 
 from typing import Any
 
-from . import Language
+from . import Language, javascript
 from .javascript import node_errors
 from .parts import (
     C_STYLE,
     TOKEN,
     CodeBleuPart,
     Command,
-    DataflowRules,
     ExecutionPart,
+    ExtractionPart,
     LanguageSpec,
     Tool,
     TsedPart,
+    node_set,
     ran,
     words,
 )
@@ -27,16 +28,8 @@ KEYWORDS = words(
     "private protected public readonly satisfies string symbol type undefined unique unknown"
 )
 
-RULES = DataflowRules(
-    definition=("variable_declarator",),
-    assignment=("assignment_pattern", "augmented_assignment_expression"),
-    increment=("update_expression",),
-    branch=("if_statement", "else"),
-    branch_keeps_input="always",
-    c_for=("for_statement",),
-    c_for_restart="variable_declaration",
-    loop=("while_statement",),
-)
+# the codebleu package reads TypeScript with JavaScript's rules
+RULES = javascript.RULES
 
 COMMENT_STYLE = C_STYLE
 
@@ -108,6 +101,28 @@ EXECUTION = ExecutionPart(
     multipl_e="tsc --target esnext F.ts, then node F.js (15 s each)",
 )
 
+EXTRACTION = ExtractionPart(
+    tags=("typescript", "ts", "tsx"),
+    definition=r"^[ \t]*(?:export[ \t]+(?:default[ \t]+)?)?(?:async[ \t]+)?(?:function[ \t]*\*?[ \t]*"
+    r"(?P<name>[A-Za-z_$][\w$]*)|(?:const|let|var)[ \t]+(?P<alt>[A-Za-z_$][\w$]*)[ \t]*[=:])",
+    code_start=r"(?:function |const |let |var |class |async function |interface |type |enum |export )",
+    no_code=javascript.EXTRACTION.no_code,
+    keep=node_set(
+        "function_declaration generator_function_declaration class_declaration "
+        "abstract_class_declaration lexical_declaration variable_declaration export_statement "
+        "interface_declaration type_alias_declaration enum_declaration function_signature"
+    ),
+    compatible=("javascript", "js", "jsx"),
+    function_variables=javascript.EXTRACTION.function_variables,
+    function_values=javascript.FUNCTION_VALUES,
+    own_imports=javascript.EXTRACTION.own_imports,
+    own_import_words=javascript.EXTRACTION.own_import_words,
+    exports=javascript.EXTRACTION.exports,
+    tests_define=True,
+    test_variables=javascript.EXTRACTION.test_variables,
+    cleanups=(javascript.STRIP_EXPORT,),
+)
+
 LANGUAGE = Language(
     name="typescript",
     display_name="TypeScript",
@@ -132,4 +147,5 @@ LANGUAGE = Language(
     codebleu=CodeBleuPart(KEYWORDS, RULES, COMMENT_STYLE, PROBE),
     tsed=TsedPart(pack="typescript"),
     execution=EXECUTION,
+    extraction=EXTRACTION,
 )

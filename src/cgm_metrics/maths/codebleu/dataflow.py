@@ -290,7 +290,7 @@ class _Walker:
         types = self.types
         if types[node] == "for_in_clause":
             return [left_field], [self._kids(node)[-1]]
-        if right_field is None and self.rules.for_in_style == "python":
+        if right_field is None and self.rules.for_in_style == "fields":
             return None
         lefts = [x for x in self._kids(left_field) if types[x] != ","]
         rights = [x for x in self._kids(right_field) if types[x] != ","]
@@ -357,7 +357,7 @@ class _Walker:
             child_type = self.types[child]
             if "else" in child_type:
                 has_else = True
-            if rules.branch_style == "python":
+            if rules.branch_style == "elif_chain":
                 same_path = child_type not in ("elif_clause", "else_clause")
             elif rules.branch_style == "plain":
                 same_path = child_type not in rules.branch
@@ -414,7 +414,7 @@ class _Walker:
         entries: list[Entry] = []
         types = self.types
         for _ in range(2):
-            if self.rules.for_in_style == "ruby":
+            if self.rules.for_in_style == "pattern_value":
                 lefts = [self._field(node, "pattern")]
                 rights = [self._field(node, "value")]
             else:
@@ -429,7 +429,7 @@ class _Walker:
                 if not rights:
                     rights = [self._field(node, right)]
             entries = self._bind(lefts, rights, entries)
-            if self.rules.for_in_style == "ruby":
+            if self.rules.for_in_style == "pattern_value":
                 entries += self.walk(self._field(node, "body"))
             else:
                 last = self.children[node][-1]

@@ -43,7 +43,7 @@ NAME_SEPARATOR, NAME_OPAQUE, NAME_COMMENT_TYPE = 16, 32, 64
 # csrc/comments.c: cgm_strip_comments styles; tokenize before Python 3.12 reads an
 # unterminated quote as an error token and goes on (from 3.12 on, tokenize is the C
 # tokenizer: such texts stay with tokenize itself)
-PYTHON_STYLE, SCANNED_STYLE = (1 if sys.version_info >= (3, 12) else 3), 2
+TOKENIZE_STYLE, SCANNED_STYLE = (1 if sys.version_info >= (3, 12) else 3), 2
 UNSURE, KEEP = -1, -2  # comment removal: run Python's tokenize / keep the text as it is
 UNSUPPORTED_TREE = -3
 # Deeper loop nests, and trees deeper than the C walk recurses (a thread's stack can be
@@ -176,9 +176,9 @@ class LanguageTables:
             "definition_name_field": field(rules.definition_name),
             "definition_value_field": field(rules.definition_value),
             "tuple_assignment": int(rules.assignment_style == "tuple"),
-            "branch_style": {"python": 0, "plain": 1, "flagged": 2}[rules.branch_style],
+            "branch_style": {"elif_chain": 0, "plain": 1, "flagged": 2}[rules.branch_style],
             "branch_keeps_input": int(rules.branch_keeps_input == "always"),
-            "ruby_for": int(rules.for_in_style == "ruby"),
+            "ruby_for": int(rules.for_in_style == "pattern_value"),
             "c_for_restart": name(rules.c_for_restart),
             "c_for_update_of": name(rules.c_for_update_of),
             "foreach_name_field": field(rules.foreach_name),
@@ -449,8 +449,8 @@ def strip_comments(texts: list[str], style: str) -> list[str]:
     data, starts = _utf8(texts)
     out = ctypes.create_string_buffer(len(data) + 1)
     lengths = array("q", [0]) * len(texts)
-    if style == "python":
-        code, scanned = PYTHON_STYLE, None
+    if style == "tokenize":
+        code, scanned = TOKENIZE_STYLE, None
     else:
         code, scanned = SCANNED_STYLE, ctypes.byref(_comment_style(scanned_style(style)))
     _check(library().cgm_strip_comments(code, scanned, data, _address(starts), len(texts), out,

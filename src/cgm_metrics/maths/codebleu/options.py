@@ -10,7 +10,7 @@ from typing import Any
 
 from ...core.languages import LanguageSpec
 from ...errors import UnsupportedLanguageError
-from ...languages import Language, names, resolve
+from ...languages import DEFAULT_LANGUAGE, Language, names, resolve
 from .tables import DataflowRules, comment_style_name
 
 DATAFLOW_MODES = ("package", "zero", "renormalize")
@@ -47,7 +47,7 @@ def codebleu_language_of(lang: object) -> Language:
     if lang is None:
         raise ValueError(
             "CodeBLEU needs `lang`, as the codebleu package does: one of "
-            f"{', '.join(codebleu_languages())}; e.g. lang=\"java\"."
+            f"{', '.join(codebleu_languages())}; e.g. lang={DEFAULT_LANGUAGE!r}."
         )
     if isinstance(lang, (list, tuple)) and lang and all(isinstance(x, str) for x in lang):
         if len({x.strip().lower() for x in lang}) > 1:

@@ -302,10 +302,10 @@ def _strip_scanned(source: str, style: CommentStyle) -> str:
 
 
 def remove_comments(source: str, style: str) -> str:
-    """Comments removed as the package does; ``style`` is "python", "none" or a style of
-    ``tables.comment_style_name`` ("c" for the package's C family)."""
+    """Comments removed as the package does; ``style`` is "tokenize", "none" or a style of
+    ``tables.comment_style_name`` ("c_comments" for the package's C family)."""
     try:
-        if style == "python":
+        if style == "tokenize":
             fast = _strip_python_fast(source)
             return _strip_python(source) if fast is None else fast
         if style == "none":

@@ -42,20 +42,25 @@ from ...languages.parts import (
 MAX_DEPTH = 800
 
 
+#: the name of the package's comment style of the C family (:data:`C_STYLE`)
+C_COMMENTS = "c_comments"
+
+
 def comment_style_name(lang: str, part: CodeBleuPart) -> str:
     """How comments of ``lang`` are removed before the syntax and dataflow components
-    (preprocess.py): the package's "python" (tokenize's rules: comments and docstrings) and
-    "none" (kept), "c" (the package's regular expression for the C family), or the name of
-    the language whose scanned :class:`CommentStyle` it uses (its own)."""
+    (preprocess.py): the package's "tokenize" (Python's tokenize rules: comments and
+    docstrings) and "none" (kept), "c_comments" (the package's regular expression for the C
+    family), or the name of the language whose scanned :class:`CommentStyle` it uses (its
+    own)."""
     style = part.comment_style
     if isinstance(style, str):
         return style
-    return "c" if style == C_STYLE else lang
+    return C_COMMENTS if style == C_STYLE else lang
 
 
 def scanned_style(name: str) -> CommentStyle:
     """The :class:`CommentStyle` a name of :func:`comment_style_name` stands for."""
-    if name == "c":
+    if name == C_COMMENTS:
         return C_STYLE
     from ...languages import resolve
 
@@ -76,7 +81,7 @@ def __getattr__(name: str) -> Any:
         return {key: comment_style_name(key, part) for key, part in parts.items()}
     if name == "SCANNED_STYLES":
         return {style: scanned_style(style) for key, part in parts.items()
-                if (style := comment_style_name(key, part)) not in ("python", "none")}
+                if (style := comment_style_name(key, part)) not in ("tokenize", "none")}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
