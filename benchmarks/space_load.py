@@ -456,7 +456,9 @@ def main() -> None:
         "users": args.users, "rounds": args.rounds, "think": list(args.think),
         "scenarios": args.scenarios, "shapes": args.shapes, "client": args.client,
         "timeout": args.timeout, "seed": args.seed,
-        "app": args.app.name if args.app == ROOT / "spaces" / "app.py" else str(args.app)})
+        # another version's app by its folder's name only: no machine paths in the results
+        "app": args.app.name if args.app == ROOT / "spaces" / "app.py"
+        else f"{args.app.resolve().parent.name}/{args.app.name} (--app)"})
     server = Server(args.app)
     print(f"server up in {server.startup_seconds:.1f} s, its workers warm in "
           f"{server.ready_seconds:.1f} s, at {server.url}", flush=True)
