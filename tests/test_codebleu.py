@@ -534,11 +534,11 @@ def test_compiled_python_scanner_decides_unmatched_closers_and_open_quotes():
         body.replace("    return y", "    return 'y \\\n  # more"),
     ]
     texts = decided + quotes + undecided
-    assert engine.strip_comments(texts, "python") == [package_rules(t) for t in texts]
+    assert engine.strip_comments(texts, "tokenize") == [package_rules(t) for t in texts]
     data, starts = engine._utf8(texts)
     out = ctypes.create_string_buffer(len(data) + 1)
     lengths = array("q", [0]) * len(texts)
-    engine.library().cgm_strip_comments(engine.PYTHON_STYLE, None, data,
+    engine.library().cgm_strip_comments(engine.TOKENIZE_STYLE, None, data,
                                         engine._address(starts), len(texts), out,
                                         engine._address(lengths))
     assert all(length == engine.KEEP for length in lengths[: len(decided)])
