@@ -30,6 +30,14 @@ when ``uptime`` is low, repeat, and read the figures as a range. Every run appen
 (per scenario and shape: p50/p95/max seconds, refusals, server CPU per request), with the
 machine, the load and the date, to ``benchmarks/results/space_load.json``.
 
+Where the time goes: the server runs with ``CGM_SPACE_TIMINGS=1`` (each request's timestamps,
+see :mod:`cgm_metrics.space.workers`) and the users note when their uploads and their call
+were done; after each comparison scenario the script prints, per stage, p50/p95/max seconds
+over the requests: uploading, posting the call, Gradio's queue until the handler, waiting for a
+free worker, computing in the worker (wall and CPU; their ratio is the share of a core the
+worker got), the answer's way back to the handler, and from the handler to the user; and the
+CPU of the server process apart from its workers'.
+
     python benchmarks/space_load.py                       # all scenarios, both shapes
     python benchmarks/space_load.py --scenarios side --shapes burst --users 20
 """
@@ -131,7 +139,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1",
                "GRADIO_SERVER_PORT": str(self.port), "GRADIO_ANALYTICS_ENABLED": "False",
-               "HF_EVALUATE_OFFLINE": "1"}
+               "HF_EVALUATE_OFFLINE": "1", "CGM_SPACE_TIMINGS": "1"}
         self.log = tempfile.TemporaryFile()
         started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, str(app)],
@@ -171,8 +179,14 @@ class Server:
         self.log.seek(0)
         return self.log.read().decode("utf-8", "replace")
 
-    def cpu_seconds(self) -> float:
-        """CPU seconds used so far by the server process and its descendants (workers)."""
+    def timings(self) -> list[dict]:
+        """The per-request timestamps the server has logged so far (``space-timing`` lines)."""
+        return [json.loads(line.split("space-timing ", 1)[1])
+                for line in self.output().splitlines() if line.startswith("space-timing ")]
+
+    def cpu_seconds(self, workers: bool = True) -> float:
+        """CPU seconds used so far by the server process and its descendants (workers;
+        ``workers=False``: the server process alone)."""
         tick = os.sysconf("SC_CLK_TCK")
         children: dict[int, list[int]] = {}
         stats: dict[int, list[str]] = {}
@@ -187,6 +201,9 @@ class Server:
             stats[int(entry)] = fields
             children.setdefault(int(fields[1]), []).append(int(entry))
         total, todo = 0.0, [self.process.pid]
+        if not workers:
+            todo, total = [], (int(stats[self.process.pid][11])
+                               + int(stats[self.process.pid][12])) / tick
         while todo:
             pid = todo.pop()
             if pid in stats:
@@ -215,6 +232,7 @@ class HttpUser:
         import httpx
 
         self.http = httpx.Client(base_url=url, timeout=timeout)
+        self.stamps: list[dict] = []  # per compare call: when each step was done (time.time())
 
     def upload(self, paths: list[Path]) -> list[dict]:
         files = [("files", (path.name, path.read_bytes())) for path in paths]
@@ -227,6 +245,8 @@ class HttpUser:
     def call(self, api_name: str, data: list) -> list:
         response = self.http.post(f"gradio_api/call/{api_name}", json={"data": data})
         response.raise_for_status()
+        if self.stamps:
+            self.stamps[-1]["posted"] = time.time()
         event_id = response.json()["event_id"]
         event = None
         with self.http.stream("GET", f"gradio_api/call/{api_name}/{event_id}") as stream:
@@ -237,6 +257,8 @@ class HttpUser:
                     payload = json.loads(line[6:]) if line[6:].strip() != "null" else None
                     if event == "error":
                         raise RuntimeError(f"the server answered with an error: {payload}")
+                    if self.stamps:
+                        self.stamps[-1]["done"] = time.time()
                     return payload
         raise RuntimeError(f"the event stream ended without an answer (last event {event})")
 
@@ -244,7 +266,10 @@ class HttpUser:
         return self.call("side_by_side", [lang, reference, *(candidates + [""] * 4)[:4]])
 
     def compare(self, refs: Path, systems: list[Path], metrics: list[str]) -> list:
+        stamps = {"start": time.time()}
         files = self.upload([refs, *systems])
+        stamps.update(uploaded=time.time(), key=files[0]["path"])
+        self.stamps.append(stamps)
         return self.call("compare_systems", [files[0], files[1:], "python", metrics, False])
 
     def close(self) -> None:
@@ -362,11 +387,37 @@ def play(url: str, scenario: str, shape: str, users: int, rounds: int,
         thread.join()
     wall = time.perf_counter() - started
     client_cpu = time.process_time() - client_cpu
+    stamps = [stamp for client in clients for stamp in getattr(client, "stamps", [])]
     for client in clients:
         client.close()
     return {"times": times, "failures": failures, "outcomes": outcomes, "wall": wall,
+            "stamps": stamps,
             "client_cpu": client_cpu,
             "load_before": load_before, "load_after": os.getloadavg()[0]}
+
+
+def profile(stamps: list[dict], timings: list[dict]) -> list[tuple[str, list[float]]]:
+    """Per stage, its seconds for every comparison the users and the server both noted
+    (matched by the references' upload path)."""
+    by_key = {t["key"]: t for t in timings if t.get("key")}
+    rows = [(s, by_key[s["key"]]) for s in stamps if s.get("key") in by_key and "done" in s]
+    if not rows:
+        return []
+    first = min(s["start"] for s, _ in rows)
+    stages = {
+        "uploading the 4 files": lambda s, t: s["uploaded"] - s["start"],
+        "posting the call": lambda s, t: s["posted"] - s["uploaded"],
+        "Gradio's queue until the handler": lambda s, t: t["arrived"] - s["posted"],
+        "waiting for a free worker": lambda s, t: t["worker"] - t["arrived"],
+        "to the worker (pickle, pipe)": lambda s, t: t["started"] - t["worker"],
+        "computing in the worker (wall)": lambda s, t: t["computed"] - t["started"],
+        "computing in the worker (CPU)": lambda s, t: t["cpu"],
+        "answer back to the handler": lambda s, t: t["answered"] - t["computed"],
+        "handler to the user (Gradio, event stream)": lambda s, t: s["done"] - t["answered"],
+        "end to end": lambda s, t: s["done"] - s["start"],
+        "computing started, after the burst began": lambda s, t: t["started"] - first,
+    }
+    return [(name, [stage(s, t) for s, t in rows]) for name, stage in stages.items()]
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -405,7 +456,9 @@ def main() -> None:
         "users": args.users, "rounds": args.rounds, "think": list(args.think),
         "scenarios": args.scenarios, "shapes": args.shapes, "client": args.client,
         "timeout": args.timeout, "seed": args.seed,
-        "app": args.app.name if args.app == ROOT / "spaces" / "app.py" else str(args.app)})
+        # another version's app by its folder's name only: no machine paths in the results
+        "app": args.app.name if args.app == ROOT / "spaces" / "app.py"
+        else f"{args.app.resolve().parent.name}/{args.app.name} (--app)"})
     server = Server(args.app)
     print(f"server up in {server.startup_seconds:.1f} s, its workers warm in "
           f"{server.ready_seconds:.1f} s, at {server.url}", flush=True)
@@ -414,15 +467,21 @@ def main() -> None:
           "answers |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|", flush=True)
     failures_seen: list[str] = []
+    profiles: list[tuple[str, str, list[tuple[str, list[float]]], float]] = []
     try:
         with tempfile.TemporaryDirectory(prefix="cgm-space-load-") as folder:
             for scenario in args.scenarios:
                 for shape in args.shapes:
                     cpu_before = server.cpu_seconds()
+                    own_before, seen = server.cpu_seconds(workers=False), len(server.timings())
                     result = play(server.url, scenario, shape, args.users, args.rounds,
                                   tuple(args.think), Path(folder) / scenario, args.seed,
                                   args.client, args.timeout)
                     cpu = server.cpu_seconds() - cpu_before
+                    own = server.cpu_seconds(workers=False) - own_before
+                    profiles.append((scenario, shape, profile(result["stamps"],
+                                                              server.timings()[seen:]),
+                                     own / max(len(result["times"]), 1)))
                     times = result["times"]
                     n = len(times) + len(result["failures"])
                     if times:
@@ -440,6 +499,15 @@ def main() -> None:
                     _record(record, f"{scenario} {shape}", result, n, cpu)
     finally:
         server.stop()
+    for scenario, shape, stages, own in profiles:
+        if not stages:
+            continue
+        print(f"\nWhere the time of {scenario} ({shape}) went, seconds per request "
+              f"(p50 / p95 / max; {len(stages[0][1])} requests):")
+        for name, values in stages:
+            print(f"  {name:<44} {statistics.median(values):6.2f} "
+                  f"{_quantile(values, 0.95):6.2f} {max(values):6.2f}")
+        print(f"  the server process's own CPU (Gradio, uploads, handlers): {own:.3f} s a request")
     for failure in sorted(set(failures_seen)):
         print(f"  {failures_seen.count(failure)} x {failure}")
     print(f"\n`uptime` after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")

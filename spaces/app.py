@@ -17,6 +17,15 @@ import logging
 import os
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # before gradio is imported: no telemetry
+# Gradio asks matplotlib for its backend around every call; with none chosen, matplotlib
+# imports pyplot to find one: 0.3 s in the server's event loop, which stalled every upload and
+# call of the first burst. The server draws nothing (the workers make the images), so the
+# backend is set here (the workers inherit it) and matplotlib is loaded at start.
+os.environ.setdefault("MPLBACKEND", "Agg")
+try:
+    import matplotlib  # noqa: F401 - loaded with the server, not by the first request
+except ImportError:  # Gradio runs without it
+    pass
 
 import gradio as gr  # noqa: E402
 

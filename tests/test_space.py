@@ -279,6 +279,45 @@ def test_agreement_upload_over_the_system_limit_is_refused(tmp_path):
         space.agreement_upload(path)
 
 
+def test_worker_timings_are_logged_when_asked(monkeypatch, capfd):
+    """CGM_SPACE_TIMINGS=1: each request writes one ``space-timing`` line (the server's
+    timestamps and the worker's own) that benchmarks/space_load.py reads into its profile."""
+    monkeypatch.setenv("CGM_SPACE_TIMINGS", "1")
+    pool = space.workers.Pool("test", size=1, timeout=300.0, warm=False)
+    try:
+        pool.run("side_by_side", "python", REFERENCE, CANDIDATES)
+    finally:
+        pool.close()
+    lines = [line for line in capfd.readouterr().err.splitlines()
+             if line.startswith("space-timing ")]
+    assert len(lines) == 1
+    timing = json.loads(lines[0].split(" ", 1)[1])
+    assert timing["pool"] == "test" and timing["task"] == "side_by_side"
+    assert (timing["arrived"] <= timing["worker"] <= timing["started"] <= timing["computed"]
+            <= timing["answered"])
+    assert 0 < timing["cpu"] < 60
+
+
+def test_server_never_imports_pyplot_to_answer():
+    """Gradio asks matplotlib for its backend around every call: the app chooses one at start,
+    so the first request does not import pyplot in the server's event loop (0.3 s that
+    stalled every upload and call of a burst)."""
+    import subprocess
+    import sys
+
+    code = ("import importlib.util, sys\n"
+            f"spec = importlib.util.spec_from_file_location('app', {str(ROOT / 'spaces' / 'app.py')!r})\n"
+            "app = importlib.util.module_from_spec(spec); spec.loader.exec_module(app)\n"
+            "from gradio.utils import MatplotlibBackendMananger\n"
+            "with MatplotlibBackendMananger():\n    pass\n"
+            "print('pyplot' if 'matplotlib.pyplot' in sys.modules else 'no pyplot')\n")
+    env = {key: value for key, value in os.environ.items() if key != "MPLBACKEND"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "no pyplot"
+
+
 def test_worker_over_its_time_or_memory_is_replaced(tmp_path):
     """A request past the worker's time limit or memory allowance gets a message, and the
     next request is answered (by a new worker, or the same one after a MemoryError)."""

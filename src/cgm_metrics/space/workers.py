@@ -11,6 +11,12 @@ and the request gets a message instead of an answer. A problem the user can fix 
 
 ``Pool(size=0)`` computes in the calling thread instead (one core; no processes).
 
+With ``CGM_SPACE_TIMINGS=1`` in the server's environment, every request writes one line to the
+server's standard error, ``space-timing {json}``: when it reached :meth:`Pool.run`, got a
+worker, and got its answer back (``time.time()``), and the worker's own start, end and CPU
+seconds for the task (``benchmarks/space_load.py`` reads
+them into a per-stage profile of a burst).
+
 >>> pool = Pool("doc", size=0, warm=False)
 >>> pool.run("side_by_side", "python", "x = 1", ["x = 1", "x = 2"])["numbers"]["metrics"][:2]
 ['chrf_code', 'codebleu']
@@ -18,6 +24,8 @@ and the request gets a message instead of an answer. A problem the user can fix 
 
 from __future__ import annotations
 
+import gc
+import json
 import logging
 import os
 import pickle
@@ -101,11 +109,12 @@ class _Worker:
             raise RuntimeError(f"a Space worker said {message!r} instead of 'ready'")
         self.ready = True
 
-    def call(self, task: str, args: tuple, timeout: float, memory_mb: int | None = None) -> Any:
+    def call(self, task: str, args: tuple, timeout: float, memory_mb: int | None = None,
+             timing: dict[str, Any] | None = None) -> Any:
         self.wait_ready()
         self._to.send_bytes(pickle.dumps((task, args)))
         try:
-            kind, value = self._receive(timeout)
+            kind, value, worker_timing = self._receive(timeout)
         except TimeoutError:
             self.stop()
             raise SpaceInputError(
@@ -119,6 +128,8 @@ class _Worker:
                 raise SpaceInputError(MEMORY_MESSAGE) from None
             raise RuntimeError(f"the Space worker stopped while computing (exit code {code}; "
                                "out of memory?)") from None
+        if timing is not None:
+            timing.update(worker_timing)
         if kind == "ok":
             return value
         if kind == "input":
@@ -190,10 +201,20 @@ class Pool:
         self.start()
         if self.size == 0:
             return TASKS[task](*args)
+        timing: dict[str, Any] | None = None
+        if os.environ.get("CGM_SPACE_TIMINGS", "") not in ("", "0"):
+            timing = {"pool": self.name, "task": task, "key": _key(args),
+                      "arrived": time.time()}
         worker = self._idle.get()
+        if timing is not None:
+            timing["worker"] = time.time()
         try:
-            return worker.call(task, args, self.timeout, self.memory_mb)
+            return worker.call(task, args, self.timeout, self.memory_mb, timing)
         finally:
+            if timing is not None:
+                timing["answered"] = time.time()
+                sys.stderr.write("space-timing " + json.dumps(timing) + "\n")
+                sys.stderr.flush()
             if worker.alive:
                 self._idle.put(worker)
             else:
@@ -212,6 +233,15 @@ class Pool:
             self._workers.clear()
             self._idle = queue.Queue()
             self._started = False
+
+
+def _key(args: tuple) -> str:
+    """What names a request in the timings: its first text argument that is a file path
+    (an upload's server path), else nothing."""
+    for arg in args:
+        if isinstance(arg, str) and os.sep in arg:
+            return arg
+    return ""
 
 
 # ---------------------------------------------------------------- the worker process
@@ -239,6 +269,12 @@ def _serve(name: str, memory_mb: int, plots: bool, warm: bool = True) -> None:
     started = time.perf_counter()
     if warm:
         warm_up(plots=plots)
+    # what the warm-up loaded (parsers, metrics, WordNet: ~0.5 M objects) stays for the life
+    # of the worker: out of the collector's sight, a full collection during a request scans
+    # only what requests allocate (it took 0.2-0.35 s with them, once in a worker's first
+    # requests)
+    gc.collect()
+    gc.freeze()
     if memory_mb and sys.platform.startswith("linux"):
         _limit_memory(memory_mb)
     LOGGER.info("Space worker %s (pid %d) ready in %.1f s", name, os.getpid(),
@@ -249,6 +285,7 @@ def _serve(name: str, memory_mb: int, plots: bool, warm: bool = True) -> None:
             task, args = pickle.loads(requests.recv_bytes())
         except (EOFError, OSError):
             return  # the server is gone
+        started, cpu = time.time(), time.process_time()
         try:
             reply: tuple[str, Any] = ("ok", TASKS[task](*args))
         except SpaceInputError as error:
@@ -257,10 +294,12 @@ def _serve(name: str, memory_mb: int, plots: bool, warm: bool = True) -> None:
             reply = ("input", MEMORY_MESSAGE)
         except Exception:  # noqa: BLE001 - the server logs it and shows a short message
             reply = ("error", traceback.format_exc())
+        timing = {"started": started, "computed": time.time(),
+                  "cpu": time.process_time() - cpu}
         try:
-            payload = pickle.dumps(reply)
+            payload = pickle.dumps((*reply, timing))
         except Exception:  # noqa: BLE001 - an answer that cannot be sent is an error
-            payload = pickle.dumps(("error", traceback.format_exc()))
+            payload = pickle.dumps(("error", traceback.format_exc(), timing))
         answers.send_bytes(payload)
 
 
