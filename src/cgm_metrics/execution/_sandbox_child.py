@@ -988,7 +988,7 @@ def send(fd, message):
 
 
 def main():
-    # the folders this process makes (mount points of the needed paths, e.g. /root/.pyenv above
+    # the folders this process makes (mount points of the needed paths, e.g. a ~/.pyenv above
     # a bound interpreter) must be traversable by the program's uid whatever the caller's umask
     # (077 made them 0700: the interpreter's standard library unreachable inside); what is
     # private stays so by its own mode (the run's directory is 0700)
