@@ -619,11 +619,9 @@ def test_humaneval_from_a_umask_077_venv(tmp_path):
             assert out[name]["passed"] == peer, name
 
 
-@needs_sandbox
-def test_repeated_calls_reuse_warm_workers(opted_in, monkeypatch):
-    """A training loop's compute() calls: the second call sets no worker up (the first call's
-    workers waited, idle and warm), gives the same verdicts, and a program still cannot see
-    what an earlier one wrote in the same worker."""
+
+def _count_sandboxes(monkeypatch) -> list[object]:
+    """Close the idle warm workers, then list every sandbox set up from here on."""
     from cgm_metrics.execution import sandbox
 
     sandbox.close_idle_workers()
@@ -635,6 +633,16 @@ def test_repeated_calls_reuse_warm_workers(opted_in, monkeypatch):
         real_init(self, *args, **kwargs)
 
     monkeypatch.setattr(sandbox.Sandbox, "__init__", counting_init)
+    return built
+
+@needs_sandbox
+def test_repeated_calls_reuse_warm_workers(opted_in, monkeypatch):
+    """A training loop's compute() calls: the second call sets no worker up (the first call's
+    workers waited, idle and warm), gives the same verdicts, and a program still cannot see
+    what an earlier one wrote in the same worker."""
+    from cgm_metrics.execution import sandbox
+
+    built = _count_sandboxes(monkeypatch)
     tests = ["assert add(2, 3) == 5", "import os\nassert not os.path.exists('/tmp/left')"]
     candidates = [["def add(a, b): return a + b", "def add(a, b): return a * b"],
                   ["open('/tmp/left', 'w').write('x')", "x = 1"]]
@@ -657,15 +665,7 @@ def test_the_evaluate_module_s_compute_calls_reuse_warm_workers(opted_in, monkey
     first set no worker up; closing the workers of other limits leaves these warm."""
     from cgm_metrics.execution import sandbox
 
-    sandbox.close_idle_workers()
-    built: list[object] = []
-    real_init = sandbox.Sandbox.__init__
-
-    def counting_init(self, *args, **kwargs):
-        built.append(self)
-        real_init(self, *args, **kwargs)
-
-    monkeypatch.setattr(sandbox.Sandbox, "__init__", counting_init)
+    built = _count_sandboxes(monkeypatch)
     candidates = [["def add(a, b): return a + b", "def add(a, b): return a * b"]]
     tests = ["assert add(2, 3) == 5"]
     code_eval = load("cgm/code_eval")
