@@ -38,10 +38,20 @@ def test_the_codebleu_drop_in_import_of_the_earlier_layout_still_scores():
     from cgm_metrics.maths.codebleu import calc_codebleu
 
     assert old.calc_codebleu is calc_codebleu
-    with pytest.warns(DeprecationWarning, match="cgm_metrics.maths.codebleu.functions"):
-        sys.modules.pop("cgm_metrics.codebleu.functions", None)
-        functions = importlib.import_module("cgm_metrics.codebleu.functions")
+    sys.modules.pop("cgm_metrics.codebleu.functions", None)
+    functions = importlib.import_module("cgm_metrics.codebleu.functions")
     assert functions is importlib.import_module("cgm_metrics.maths.codebleu.functions")
+
+
+def test_the_earlier_command_python_m_cgm_metrics_codebleu_still_runs(tmp_path):
+    """``python -m cgm_metrics.codebleu`` (the earlier layout's command) runs the moved one."""
+    (tmp_path / "ref.txt").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("x = 1\n", encoding="utf-8")
+    runs = [subprocess.run([sys.executable, "-m", module, "--refs", "ref.txt", "--hyp", "hyp.txt",
+                            "--lang", "python"], capture_output=True, text=True, cwd=tmp_path)
+            for module in ("cgm_metrics.codebleu", "cgm_metrics.maths.codebleu")]
+    assert [run.returncode for run in runs] == [0, 0], [run.stderr for run in runs]
+    assert runs[0].stdout == runs[1].stdout and "CodeBLEU" in runs[0].stdout
 
 
 def test_every_built_in_metric_is_in_the_maths_package_unless_it_runs_programs():

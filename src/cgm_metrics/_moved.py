@@ -11,9 +11,11 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import warnings
 from types import ModuleType
+from typing import Any
 
 MOVED = {
     "cgm_metrics.chrf": "cgm_metrics.maths.chrf",
@@ -36,7 +38,7 @@ def new_name(fullname: str) -> str | None:
     return None
 
 
-class _Alias(importlib.abc.Loader):
+class _Alias(importlib.abc.InspectLoader):
     def __init__(self, target: str) -> None:
         self.target = target
 
@@ -50,6 +52,21 @@ class _Alias(importlib.abc.Loader):
         ``__spec__`` to the old name's: give it back its own."""
         module.__spec__ = self.spec
 
+    def get_code(self, fullname: str) -> Any:
+        """The moved module's code (what ``python -m <old name>`` runs, through runpy)."""
+        spec = importlib.util.find_spec(self.target)
+        loader = spec.loader if spec is not None else None
+        if not isinstance(loader, importlib.abc.InspectLoader):
+            raise ImportError(f"no code for {self.target}", name=fullname)
+        return loader.get_code(self.target)
+
+    def get_source(self, fullname: str) -> str | None:
+        return None
+
+    def is_package(self, fullname: str) -> bool:
+        spec = importlib.util.find_spec(self.target)
+        return spec is not None and spec.submodule_search_locations is not None
+
 
 class MovedFinder(importlib.abc.MetaPathFinder):
     """Finds an old module name and hands out the module under its new name."""
@@ -59,9 +76,12 @@ class MovedFinder(importlib.abc.MetaPathFinder):
         target_name = new_name(fullname)
         if target_name is None:
             return None
-        warnings.warn(f"{fullname} moved to {target_name}; import it from there",
-                      DeprecationWarning, stacklevel=2)
-        return importlib.machinery.ModuleSpec(fullname, _Alias(target_name))
+        if fullname in MOVED:  # (a submodule's import imports its package first: one warning)
+            warnings.warn(f"{fullname} moved to {target_name}; import it from there",
+                          DeprecationWarning, stacklevel=2)
+        loader = _Alias(target_name)
+        return importlib.machinery.ModuleSpec(fullname, loader,
+                                              is_package=loader.is_package(fullname))
 
 
 def install() -> None:
