@@ -9,13 +9,14 @@ module object as the new one, and a ``DeprecationWarning`` names the new path.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
 import warnings
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 MOVED = {
     "cgm_metrics.chrf": "cgm_metrics.maths.chrf",
@@ -38,7 +39,10 @@ def new_name(fullname: str) -> str | None:
     return None
 
 
-class _Alias(importlib.abc.InspectLoader):
+class _Alias:
+    """The loader of an old name (the loader protocol, without importlib.abc: that module
+    loads importlib.resources and pathlib, which ``import cgm_metrics`` need not pay for)."""
+
     def __init__(self, target: str) -> None:
         self.target = target
 
@@ -54,21 +58,25 @@ class _Alias(importlib.abc.InspectLoader):
 
     def get_code(self, fullname: str) -> Any:
         """The moved module's code (what ``python -m <old name>`` runs, through runpy)."""
+        import importlib.util
+
         spec = importlib.util.find_spec(self.target)
-        loader = spec.loader if spec is not None else None
-        if not isinstance(loader, importlib.abc.InspectLoader):
+        get_code = getattr(spec.loader, "get_code", None) if spec is not None else None
+        if get_code is None:
             raise ImportError(f"no code for {self.target}", name=fullname)
-        return loader.get_code(self.target)
+        return get_code(self.target)
 
     def get_source(self, fullname: str) -> str | None:
         return None
 
     def is_package(self, fullname: str) -> bool:
+        import importlib.util
+
         spec = importlib.util.find_spec(self.target)
         return spec is not None and spec.submodule_search_locations is not None
 
 
-class MovedFinder(importlib.abc.MetaPathFinder):
+class MovedFinder:
     """Finds an old module name and hands out the module under its new name."""
 
     def find_spec(self, fullname: str, path: object = None, target: object = None
@@ -80,7 +88,7 @@ class MovedFinder(importlib.abc.MetaPathFinder):
             warnings.warn(f"{fullname} moved to {target_name}; import it from there",
                           DeprecationWarning, stacklevel=2)
         loader = _Alias(target_name)
-        return importlib.machinery.ModuleSpec(fullname, loader,
+        return importlib.machinery.ModuleSpec(fullname, cast("Loader", loader),
                                               is_package=loader.is_package(fullname))
 
 
