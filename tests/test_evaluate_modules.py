@@ -211,3 +211,74 @@ def test_widget_builds_and_computes(name):
     result = block.fn(table, *defaults)
     expected = module.compute(**batch, **dict(zip(names, defaults, strict=True)))
     assert _approx_equal(result, json.loads(json.dumps(expected, default=float)))
+
+
+# -- text evaluate cannot store ------------------------------------------------------------
+
+
+def _with_text(entries: list, index: int, text: str) -> tuple[list, str]:
+    """``entries`` with item ``index`` (or its first string, for a list) replaced by ``text``,
+    and the name the error must give."""
+    changed = list(entries)
+    if isinstance(changed[index], (list, tuple)):
+        changed[index] = [text, *list(changed[index])[1:]]
+        return changed, f"[{index}][0]"
+    changed[index] = text
+    return changed, f"[{index}]"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unencodable_text_names_the_input(name):
+    """A lone surrogate (text decoded with errors="surrogateescape") in any input of any
+    module, in compute, add_batch or add, is a ValueError naming the argument, the item and
+    the fix, where evaluate's Arrow storage raises pyarrow's UnicodeEncodeError naming
+    nothing; nothing is stored."""
+    module = _load(name)
+    features = list(module.features[0] if isinstance(module.features, list) else module.features)
+    case = case_for(name, features)
+    batch, options = case["batch"], case["options"]
+    for feature in (features[0], features[-1]):
+        changed, where = _with_text(batch[feature], 1, "x = '\udcff'")
+        message = re.escape(f"`{feature}{where}` is not valid text") + ".*'replace'"
+        with pytest.raises(ValueError, match=message):
+            module.compute(**{**batch, feature: changed}, **options)
+        with pytest.raises(ValueError, match=message):
+            module.add_batch(**{**batch, feature: changed})
+        assert len(module) == 0  # nothing was written
+    singular = {"predictions": "prediction", "references": "reference"}
+    if set(features) == set(singular):
+        item = {singular[f]: batch[f][0] for f in features}
+        item["prediction"] = "\ud800" if isinstance(item["prediction"], str) else ["\ud800"]
+        with pytest.raises(ValueError, match=r"`predictions?(\[0\])*` is not valid text"):
+            module.add(**item)
+
+
+# -- compute without evaluate's storage where it changes nothing ----------------------------
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "code_eval"])
+def test_compute_skips_storage_and_keeps_evaluates_semantics(name, monkeypatch):
+    """``compute(predictions=..., references=...)`` in one process with nothing added before
+    gives what evaluate's storage path gives (add_batch, then compute()) without writing
+    anything; a pending add_batch still counts (evaluate's semantics: the stored items and
+    the call's together), and so does keep_in_memory."""
+    module = _load(name)
+    features = list(module.features[0] if isinstance(module.features, list) else module.features)
+    case = case_for(name, features)
+    batch, options = case["batch"], case["options"]
+    module.add_batch(**batch)
+    stored = module.compute(**options)  # evaluate's own path: write, read back, delete
+    half = len(batch[features[0]]) // 2
+    module.add_batch(**{key: values[:half] for key, values in batch.items()})
+    pending = module.compute(**{key: values[half:] for key, values in batch.items()}, **options)
+    assert _approx_equal(pending, stored)
+
+    def no_storage(*args, **kwargs):
+        raise AssertionError("compute wrote its inputs to evaluate's storage")
+
+    monkeypatch.setattr(module, "_init_writer", no_storage)
+    assert _approx_equal(module.compute(**batch, **options), stored)
+    in_memory = _load(name, keep_in_memory=True)
+    assert _approx_equal(in_memory.compute(**batch, **options), stored)
+    in_memory.add_batch(**batch)
+    assert _approx_equal(in_memory.compute(**options), stored)

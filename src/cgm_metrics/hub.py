@@ -126,6 +126,35 @@ def build_widget(module: Any, extra_inputs: dict[str, Any] | None = None) -> Any
     return demo
 
 
+def check_storable(inputs: dict[str, Any], single: bool = False) -> None:
+    """Every text of the checked ``inputs`` (``{argument: entries}``, an entry a string or a
+    list of strings, as the caller gave them) must be encodable as UTF-8, which evaluate's Arrow storage requires: a
+    lone surrogate (e.g. ``"\\ud800"``, from bytes decoded with ``errors="surrogateescape"``)
+    is a ValueError naming the argument, the item (and the reference) and the fix, where
+    pyarrow would raise a UnicodeEncodeError naming nothing. ``single``: each argument holds
+    one item (``add``), named without an index."""
+    for argument, entries in inputs.items():
+        if entries is None or isinstance(entries, (str, bytes)):
+            continue
+        for index, entry in enumerate(entries):
+            where = argument if single else f"{argument}[{index}]"
+            nested = not isinstance(entry, str) and isinstance(entry, (list, tuple))
+            for inner, text in enumerate(entry if nested else [entry]):
+                if not isinstance(text, str) or text.isascii():
+                    continue
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as error:
+                    named = f"{where}[{inner}]" if nested else where
+                    raise ValueError(
+                        f"`{named}` is not valid text: {error.reason} "
+                        f"({text[error.start]!r} at character {error.start}); evaluate stores "
+                        "inputs as UTF-8 and cannot take it. Replace such characters first, "
+                        "e.g. text.encode('utf-8', 'replace').decode('utf-8'), or drop the "
+                        "item."
+                    ) from None
+
+
 class CheckedModule:
     """Mixin for the evaluate modules of this project (``class M(CheckedModule,
     evaluate.Metric)``): ``compute``, ``add_batch`` and ``add`` check every entry of the
@@ -133,7 +162,14 @@ class CheckedModule:
     a bare string, an empty batch, a number, a dict, bytes or references nested one level
     too deep are clear errors naming the argument and the position, never a printed string
     scored as code. References may mix strings and lists of strings, within a batch and
-    across batches."""
+    across batches. Text that UTF-8 cannot encode (a lone surrogate) is a clear error naming
+    the entry (:func:`check_storable`), in every call alike.
+
+    ``compute`` with its inputs, in one process (``num_process == 1``) and with nothing added
+    before, calls ``_compute`` directly: evaluate would write the batch to an Arrow file (or
+    buffer, ``keep_in_memory``), read it back and delete it, which changes nothing but costs
+    more than the metric on a small batch. ``add``/``add_batch`` and distributed use
+    (``num_process > 1``) keep evaluate's storage and its semantics."""
 
     def input_shapes(self, arguments: dict) -> dict:
         """The shapes each input may take in a call with these ``arguments`` (default: what
@@ -160,8 +196,23 @@ class CheckedModule:
                     "(one entry per item each), or add items with add_batch() or add() first."
                 )
             return super().compute(**given)
-        given.update(check_batch(inputs, shapes=self.input_shapes(given)))
+        checked = check_batch(inputs, shapes=self.input_shapes(given))
+        check_storable(inputs)
+        given.update(checked)
+        if self._stores_nothing():
+            # what evaluate's compute does after its round trip through storage
+            from datasets.utils.py_utils import temp_seed
+
+            extra = {key: value for key, value in kwargs.items() if key not in names}
+            with temp_seed(self.seed):  # type: ignore[attr-defined]
+                return self._compute(**{name: given[name] for name in names}, **extra)  # type: ignore[attr-defined]
         return super().compute(**given)
+
+    def _stores_nothing(self) -> bool:
+        """True when evaluate's storage would hold only this call's batch and give it back
+        unchanged: one process, nothing added before, inputs read back as Python objects."""
+        return (getattr(self, "num_process", 1) == 1 and getattr(self, "writer", None) is None
+                and self.info.format is None)  # type: ignore[attr-defined]
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch, after checking its inputs entry by entry; references may mix strings
@@ -169,7 +220,9 @@ class CheckedModule:
         given = {"predictions": predictions, "references": references, **kwargs}
         names = self._feature_names()
         inputs = {name: given.get(name) for name in names}
-        given.update(check_batch(inputs, shapes=self.input_shapes(given)))
+        checked = check_batch(inputs, shapes=self.input_shapes(given))
+        check_storable(inputs)
+        given.update(checked)
         return super().add_batch(**given)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
@@ -187,6 +240,7 @@ class CheckedModule:
             if name in shapes:
                 entry = check_entry(given[name], f"`{label}`", shapes[name])
                 checked[name] = uniform_entries([entry], shapes[name])[0]
+                check_storable({label: [given[name]]}, single=True)
         extra = {name: value for name, value in kwargs.items()
                  if name not in ("predictions", "references")}
         extra.update({name: value for name, value in checked.items()
