@@ -21,12 +21,13 @@ languages it covers, or None for any language, plugin languages and plain text i
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import __version__
 from .core.inputs import check_inputs
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Metric(ABC):
@@ -81,9 +82,13 @@ class Metric(ABC):
         return {}
 
     def item_scores(self, stats: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         return np.asarray(self.score_from_statistics(np.asarray(stats, dtype=np.float64)))
 
     def corpus_score(self, stats: np.ndarray) -> float:
+        import numpy as np
+
         return float(self.score_from_statistics(np.asarray(stats, dtype=np.float64).sum(axis=0)))
 
     def signature(self) -> str:
@@ -93,20 +98,40 @@ class Metric(ABC):
         parts.append(f"version:{__version__}")
         return "|".join(parts)
 
-    def compute(self, predictions: Any, references: Any, per_item: bool = False) -> dict:
+    def result_rows(self, predictions: list[str], references: list[list[str]]) -> Any:
+        """The statistics rows :meth:`compute` scores (validated inputs): :meth:`statistics`
+        as a float64 array. A metric may give another container of the same rows (``sum(axis=0)``
+        gives the summed row, which its ``score_from_statistics`` and
+        ``components_from_statistics`` take; its ``item_scores`` takes the rows), e.g. to
+        answer without importing numpy."""
+        import numpy as np
+
+        return np.asarray(self.statistics(predictions, references), dtype=np.float64)
+
+    def compute(self, predictions: Any, references: Any, per_item: bool = False,
+                item_components: bool = False) -> dict:
         """Validate inputs and return ``{"score", components..., "per_item"?,
-        "item_labels"?, "signature"}``: the one result of a metric on a corpus, which
-        ``cgm_metrics.score`` and the evaluate modules return (in their own keys)."""
+        "item_labels"?, "item_components"?, "signature"}``: the one result of a metric on a
+        corpus (check -> statistics -> score -> signature), which ``cgm_metrics.score``, the
+        evaluate modules and the metrics' own functions (``compute_codebleu``, ...) return in
+        their own keys. ``per_item``: the score of every item (and its labels, if any);
+        ``item_components``: every component of every item."""
         preds, refs = check_inputs(predictions, references)
-        stats = np.asarray(self.statistics(preds, refs), dtype=np.float64)
-        result: dict[str, Any] = {"score": self.corpus_score(stats)}
-        components = self.components_from_statistics(stats.sum(axis=0))
+        rows = self.result_rows(preds, refs)
+        summed = rows.sum(axis=0)
+        result: dict[str, Any] = {"score": float(self.score_from_statistics(summed))}
+        components = self.components_from_statistics(summed)
         result.update({key: float(value) for key, value in components.items()})
         if per_item:
-            result["per_item"] = [float(x) for x in self.item_scores(stats)]
-            labels = self.item_labels(stats)
+            result["per_item"] = [float(x) for x in self.item_scores(rows)]
+            labels = self.item_labels(rows)
             if labels:
                 result["item_labels"] = labels
+        if item_components:
+            result["item_components"] = {
+                key: [float(x) for x in values]
+                for key, values in self.components_from_statistics(rows).items()
+            }
         result["signature"] = self.signature()
         return result
 
@@ -122,10 +147,14 @@ class MeanOfItems(Metric):
         """The per-item values, shape ``(n_items,)``."""
 
     def statistics(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
+        import numpy as np
+
         values = np.asarray(self.item_values(predictions, references), dtype=np.float64)
         return np.column_stack([values, np.ones_like(values)])
 
     def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         stats = np.asarray(stats, dtype=np.float64)
         count = stats[..., 1]
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -1,5 +1,6 @@
 """The body of the ``edit_sim`` evaluate module (and of the CLI/Space), kept in the library:
-EDIT-SIM's maths (``cgm_metrics.maths.edit_sim``) with the programs run by this package."""
+:class:`~cgm_metrics.maths.edit_sim.EditSimMetric`'s result (``Metric.compute``; COMBINED with
+the outcomes given or found by running the tests in this package's sandbox) and pass@k."""
 
 from __future__ import annotations
 
@@ -108,32 +109,28 @@ def compute_edit_sim(
         )
         passed = [run.passed for run in runs]
         verdicts = [run.verdict for run in runs]
-    metric = EditSimMetric(unit=unit)
     if passed is None:
         if k is not None or task_ids is not None:
             raise ValueError(
                 "`k` and `task_ids` need unit-test outcomes: pass `passed=[...]` or `tests=[...]`."
             )
-        stats = metric.statistics(preds, refs)
-        output: dict[str, Any] = {"edit_sim": metric.corpus_score(stats), "unit": unit}
+        scored = EditSimMetric(unit=unit).compute(preds, refs, per_item=return_per_sample)
+        output: dict[str, Any] = {"edit_sim": scored["score"], "unit": unit}
         if return_per_sample:
-            output["scores"] = [float(x) for x in stats[:, 0]]
+            output["scores"] = scored["per_item"]
         return output
     outcomes = check_passed(passed, len(preds))
-    stats = metric.statistics(preds, refs, passed=outcomes)
-    parts = metric.components_from_statistics(stats.sum(axis=0))
-    output = {
-        "edit_sim": float(parts["edit_sim"]),
-        "pass": float(parts["pass"]),
-        "combined": float(parts["combined"]),
-    }
+    scored = EditSimMetric(unit=unit, passed=outcomes).compute(
+        preds, refs, per_item=return_per_sample, item_components=return_per_sample)
+    output = {"edit_sim": scored["edit_sim"], "pass": scored["pass"],
+              "combined": scored["combined"]}
     samples, correct = group_outcomes(outcomes, task_ids)
     for value in [1] if ks is None else ks:
         output[f"pass@{value}"] = pass_at_k(samples, correct, value)
     output["unit"] = unit
     if return_per_sample:
-        output["scores"] = [float(x) for x in stats[:, 2]]
-        output["combined_scores"] = [float(x) for x in stats[:, 0]]
+        output["scores"] = scored["item_components"]["edit_sim"]
+        output["combined_scores"] = scored["per_item"]
         output["passed"] = [bool(x) for x in outcomes]
         if verdicts is not None:
             output["verdicts"] = verdicts

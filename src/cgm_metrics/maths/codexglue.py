@@ -160,19 +160,16 @@ def compute_codexglue_edit_sim(
     post_process: bool = True,
     return_per_sample: bool = False,
 ) -> dict:
-    """The body of the ``codexglue_edit_sim`` evaluate module: CodeXGLUE's "Edit sim" and
-    "EM" (percent), unrounded, with per-item ratios and exact matches on request."""
-    from ..core.inputs import check_inputs
-
+    """The ``codexglue_edit_sim`` evaluate module's result: :class:`CodeXGlueEditSimMetric`'s
+    (``Metric.compute``), CodeXGLUE's "Edit sim" and "EM" (percent), unrounded, with per-item
+    ratios and exact matches (its per-item components) on request."""
     return_per_sample = check_flag(return_per_sample, "return_per_sample")
     metric = CodeXGlueEditSimMetric(ratio=ratio, post_process=post_process)
-    preds, refs = check_inputs(predictions, references)
-    stats = metric.statistics(preds, refs)
-    parts = metric.components_from_statistics(stats.sum(axis=0))
-    result: dict[str, Any] = {"edit_sim": float(parts["edit_sim"]),
-                              "exact_match": float(parts["exact_match"])}
+    scored = metric.compute(predictions, references, item_components=return_per_sample)
+    result: dict[str, Any] = {"edit_sim": scored["edit_sim"],
+                              "exact_match": scored["exact_match"]}
     if return_per_sample:
-        result["scores"] = [float(x) for x in stats[:, 0]]
-        result["exact"] = [bool(x) for x in stats[:, 1]]
-    result["signature"] = metric.signature()
+        result["scores"] = scored["item_components"]["edit_sim"]
+        result["exact"] = [bool(x) for x in scored["item_components"]["exact_match"]]
+    result["signature"] = scored["signature"]
     return result

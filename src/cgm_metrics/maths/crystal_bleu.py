@@ -573,16 +573,16 @@ def compute_crystal_bleu(
     epsilon: float = 0.1,
     return_per_sample: bool = False,
 ) -> dict:
-    """The body of the ``crystal_bleu`` evaluate module (and of any caller with raw lists)."""
-    from ..core.inputs import check_flag, check_inputs
+    """The ``crystal_bleu`` evaluate module's result (and any caller's with raw lists):
+    :class:`CrystalBleuMetric`'s (``Metric.compute``) in the module's keys."""
+    from ..core.inputs import check_flag
 
     return_per_sample = check_flag(return_per_sample, "return_per_sample")
     metric = CrystalBleuMetric(lang=lang, tokenize=tokenize, trivially_shared=trivially_shared,
                                weights=weights, smoothing=smoothing, epsilon=epsilon)
-    preds, refs = check_inputs(predictions, references)
-    stats = metric.statistics(preds, refs)
-    result: dict[str, Any] = {"crystal_bleu": metric.corpus_score(stats)}
+    scored = metric.compute(predictions, references, per_item=return_per_sample)
+    result: dict[str, Any] = {"crystal_bleu": scored["score"]}
     if return_per_sample:
-        result["scores"] = [float(x) for x in metric.item_scores(stats)]
-    result["signature"] = metric.signature()
+        result["scores"] = scored["per_item"]
+    result["signature"] = scored["signature"]
     return result

@@ -334,9 +334,10 @@ def compute_tsed(
     return_per_sample: bool = True,
     tree: str = "sexp",
 ) -> dict:
-    """The body of the ``tsed`` evaluate module: the ``tsed`` Space's call and output
-    (``language``, the three weights; ``{"tsed", "tsed_scores"}``), ``lang`` as an alias."""
-    from ..core.inputs import check_flag, check_inputs
+    """The ``tsed`` evaluate module's result: :class:`TsedMetric`'s (``Metric.compute``) in
+    the ``tsed`` Space's call and keys (``language``, the three weights; ``{"tsed",
+    "tsed_scores"}``), ``lang`` as an alias."""
+    from ..core.inputs import check_flag
 
     return_per_sample = check_flag(return_per_sample, "return_per_sample")
     if lang is not None and language is not None and (
@@ -346,10 +347,9 @@ def compute_tsed(
     chosen = lang if lang is not None else language if language is not None else DEFAULT_LANGUAGE
     metric = TsedMetric(lang=chosen, weights=(deletion_weight, insertion_weight, rename_weight),
                         tree=tree)
-    preds, refs = check_inputs(predictions, references)
-    stats = metric.statistics(preds, refs)
-    result: dict[str, Any] = {"tsed": metric.corpus_score(stats)}
+    scored = metric.compute(predictions, references, per_item=return_per_sample)
+    result: dict[str, Any] = {"tsed": scored["score"]}
     if return_per_sample:
-        result["tsed_scores"] = [float(x) for x in metric.item_scores(stats)]
-    result["signature"] = metric.signature()
+        result["tsed_scores"] = scored["per_item"]
+    result["signature"] = scored["signature"]
     return result

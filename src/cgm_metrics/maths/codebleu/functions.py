@@ -1,4 +1,5 @@
-"""``calc_codebleu`` (the codebleu package's call) and ``compute_codebleu`` (predictions first).
+"""``calc_codebleu`` (the codebleu package's call) and ``compute_codebleu`` (predictions first),
+both the result of :class:`~.metric.CodeBleuMetric` (``Metric.compute``) in their own keys.
 
 Neither imports numpy: a first call in a fresh process costs the import of the grammar and
 the engine only.
@@ -9,12 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import score
-from .options import CodeBleuOptions, codebleu_language, read_keywords
-from .statistics import statistics_rows
+from .options import codebleu_language, read_keywords
+from .score import COMPONENTS
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+
+def _package_keys(result: dict[str, Any]) -> dict[str, Any]:
+    """``Metric.compute``'s result in the package's five keys (and per-item ``scores``)."""
+    out: dict[str, Any] = {"codebleu": result["score"]}
+    out.update({key: result[key] for key in COMPONENTS})
+    if "per_item" in result:
+        out["scores"] = result["per_item"]
+    return out
 
 
 def calc_codebleu(
@@ -38,14 +47,12 @@ def calc_codebleu(
     Inputs are validated with clear errors where the package asserts or fails deep inside.
     For the library's keyword-first API with more options, see :func:`compute_codebleu`.
     """
-    from ...core.inputs import check_inputs
+    from .metric import CodeBleuMetric
 
     spec = codebleu_language(lang)
     keywords = None if keywords_dir is None else read_keywords(keywords_dir, spec.name)
-    options = CodeBleuOptions(spec.name, weights, tokenizer=tokenizer, keywords=keywords)
-    preds, refs = check_inputs(predictions, references)
-    rows = statistics_rows(options, preds, refs)
-    return score.scores(score.column_sums(rows, len(preds)), options.weights, options.dataflow)
+    metric = CodeBleuMetric(spec.name, weights, tokenizer=tokenizer, keywords=keywords)
+    return _package_keys(metric.compute(predictions, references))
 
 
 def compute_codebleu(
@@ -62,14 +69,7 @@ def compute_codebleu(
     """Corpus CodeBLEU, predictions first (the evaluate module's order): the package's five
     keys, plus per-item ``scores`` with ``return_per_sample``. ``lang`` is required (a
     ``ValueError`` lists the languages); the other options are keyword-only."""
-    from ...core.inputs import check_inputs
+    from .metric import CodeBleuMetric
 
-    options = CodeBleuOptions(lang, weights, dataflow, set_order, tokenizer)
-    preds, refs = check_inputs(predictions, references)
-    rows = statistics_rows(options, preds, refs)
-    result: dict[str, Any] = score.scores(
-        score.column_sums(rows, len(preds)), options.weights, options.dataflow
-    )
-    if return_per_sample:
-        result["scores"] = score.item_scores(rows, len(preds), options.weights, options.dataflow)
-    return result
+    metric = CodeBleuMetric(lang, weights, dataflow, set_order, tokenizer)
+    return _package_keys(metric.compute(predictions, references, per_item=return_per_sample))

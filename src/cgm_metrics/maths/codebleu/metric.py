@@ -1,12 +1,13 @@
 """CodeBLEU as a :class:`~cgm_metrics.metric.Metric`: per-item statistics rows (numpy) for
-corpus scores, per-item scores, resampling and significance tests."""
+corpus scores, per-item scores, resampling and significance tests. Its :meth:`~cgm_metrics.
+metric.Metric.compute` (``calc_codebleu``, ``compute_codebleu``, the evaluate module) scores
+the rows as plain floats, without numpy: the same formula, the same bits."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ...languages import DEFAULT_LANGUAGE, covering
 from ...metric import Metric
@@ -14,6 +15,30 @@ from . import score
 from .options import CodeBleuOptions
 from .score import COLUMN_NAMES, N_COLUMNS
 from .statistics import statistics_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class Rows:
+    """The statistics rows of a corpus as the engine writes them (``array("d")``, item after
+    item), for :meth:`CodeBleuMetric.compute`: ``sum(axis=0)`` gives the summed row as floats
+    (added in numpy's order, so the same bits as ``statistics(...).sum(axis=0)``)."""
+
+    def __init__(self, data: array, n_items: int) -> None:
+        self.data = data
+        self.n_items = n_items
+
+    def __len__(self) -> int:
+        return self.n_items
+
+    def sum(self, axis: int = 0) -> list[float]:
+        if axis != 0:
+            raise ValueError("statistics rows are summed over the items (axis=0) only")
+        return score.column_sums(self.data, self.n_items)
+
+    def row(self, item: int) -> list[float]:
+        return [float(x) for x in self.data[item * N_COLUMNS:(item + 1) * N_COLUMNS]]
 
 
 class CodeBleuMetric(Metric):
@@ -65,21 +90,39 @@ class CodeBleuMetric(Metric):
     ) -> np.ndarray:
         """One row per item (columns: :meth:`columns`), from the compiled engine or the
         pure-Python reference (``statistics.py``); ``timings`` receives CPU seconds per stage."""
+        import numpy as np
+
         rows = statistics_rows(self.config, predictions, references, timings)
         if not predictions:
             return np.zeros((0, N_COLUMNS))
         return np.frombuffer(rows, dtype=np.float64).reshape(len(predictions), N_COLUMNS)
 
+    def result_rows(self, predictions: list[str], references: list[list[str]]) -> Rows:
+        """The rows :meth:`compute` scores, without numpy (its import costs more than a
+        small corpus)."""
+        return Rows(statistics_rows(self.config, predictions, references), len(predictions))
+
     def columns(self) -> tuple[str, ...]:
         return COLUMN_NAMES
 
-    def components_from_statistics(self, stats: np.ndarray) -> dict[str, np.ndarray]:
+    def components_from_statistics(self, stats: Any) -> dict[str, Any]:
+        if isinstance(stats, list):  # a summed row of floats (compute)
+            return score.components(stats)
+        if isinstance(stats, Rows):  # every item's (compute's item_components)
+            parts = [score.components(stats.row(item)) for item in range(len(stats))]
+            return {key: [part[key] for part in parts] for key in score.COMPONENTS}
+        import numpy as np
+
         stats = np.asarray(stats, dtype=np.float64)
         if stats.ndim == 1:
             return {k: np.float64(v) for k, v in score.components([float(x) for x in stats]).items()}
         return score.components(np.moveaxis(stats, -1, 0))
 
-    def score_from_statistics(self, stats: np.ndarray) -> np.ndarray:
+    def score_from_statistics(self, stats: Any) -> Any:
+        if isinstance(stats, list):  # a summed row of floats (compute)
+            return score.combined(stats, score.components(stats), self.weights, self.dataflow)
+        import numpy as np
+
         stats = np.asarray(stats, dtype=np.float64)
         if stats.ndim == 1:
             columns = [float(x) for x in stats]
@@ -87,6 +130,11 @@ class CodeBleuMetric(Metric):
                                              self.dataflow))
         arrays = np.moveaxis(stats, -1, 0)
         return score.combined(arrays, score.components(arrays), self.weights, self.dataflow)
+
+    def item_scores(self, stats: Any) -> Any:
+        if isinstance(stats, Rows):
+            return score.item_scores(stats.data, len(stats), self.weights, self.dataflow)
+        return super().item_scores(stats)
 
     def scores(self, stats: np.ndarray) -> dict[str, Any]:
         """The package's five keys from (summed) statistics."""

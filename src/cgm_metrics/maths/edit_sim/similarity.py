@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from ...core.inputs import check_inputs
 from ...core.languages import resolve_language
 from ...core.tokenizers import code_tokens
 from ...languages import DEFAULT_LANGUAGE
@@ -167,20 +166,15 @@ class EditSimMetric(MeanOfItems):
         )
 
     def compute(
-        self, predictions: Any, references: Any, per_item: bool = False, passed: Any = None
+        self, predictions: Any, references: Any, per_item: bool = False,
+        item_components: bool = False, passed: Any = None,
     ) -> dict:
+        """``Metric.compute``; ``passed`` (one outcome per item) gives COMBINED, as the
+        metric built with ``passed=`` does."""
         if passed is None:
-            return super().compute(predictions, references, per_item)
-        preds, refs = check_inputs(predictions, references)
-        stats = self.statistics(preds, refs, passed)
-        result: dict[str, Any] = {"score": self.corpus_score(stats)}
-        result.update(
-            {key: float(v) for key, v in self.components_from_statistics(stats.sum(0)).items()}
-        )
-        if per_item:
-            result["per_item"] = [float(x) for x in self.item_scores(stats)]
-        result["signature"] = super().signature() + "|pass:given"
-        return result
+            return super().compute(predictions, references, per_item, item_components)
+        bound = type(self)(**{**self.options, "passed": passed})
+        return bound.compute(predictions, references, per_item, item_components)
 
 
 def _units(code: str, unit: str) -> str | list[str]:
