@@ -288,8 +288,8 @@ def calibrate_part(args: argparse.Namespace) -> None:
     for lang, costs in by_language.items():
         inner = ", ".join(f'"{name}": {rate:.2g}' for name, rate in costs.items())
         print(f"{lang}.py: cost={{{inner}}}")
-    print("RATE_GROWTH = {" + ", ".join(f'"{n}": {up(g):.2g}' for n, g in growth.items())
-          + "}")
+    for n, g in growth.items():  # each metric class's attribute
+        print(f"{n}: seconds_growth_per_1k_chars = {up(g):.2g}")
     print(f"load after: {_load()}")
 
 

@@ -226,8 +226,10 @@ def test_space_offers_and_scores_the_plugins(venv):
                     for b in blocks if getattr(b, "elem_id", None)}}
         side = space.side_by_side({REFS[0]!r}, {[SYS_A[0], SYS_B[0]]!r}, "starlark",
                                   metrics=["token_overlap", "codebleu", "ruby"])
+        from cgm_metrics.space import limits
+        growth = [space.rate_growth("token_overlap"), limits.RATE_GROWTH["token_overlap"]]
         print(json.dumps({{"choices": choices, "metrics": side["metrics"],
-                          "skipped": side["skipped"],
+                          "skipped": side["skipped"], "growth": growth,
                           "scores": [c["scores"] for c in side["candidates"]],
                           "explanations": space.explanation_markdown()}}))
     """)
@@ -240,6 +242,7 @@ def test_space_offers_and_scores_the_plugins(venv):
     assert first["token_overlap"]["score"] == pytest.approx(EXPECTED_A[0], abs=1e-12)
     assert second["token_overlap"]["score"] == 1.0 and first["ruby"]["level"] == "tree"
     assert "**token_overlap** (Token overlap)" in result["explanations"]
+    assert result["growth"] == [0.002, 0.002]  # the plugin class's attribute, not a table
 
 
 PYLITE = [  # (candidate, test program, the verdict of each run)

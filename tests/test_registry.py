@@ -146,3 +146,26 @@ def test_metric_metadata_for_menus_and_help():
             assert set(entry["languages"]) == set(cgm_metrics.languages.names("execution"))
             continue
         assert entry["seconds_per_1k_chars"] > 0 and not entry["runs_code"]
+
+
+def test_per_metric_tables_are_read_from_the_metric_classes():
+    """The Space's growth of the cost with an item's size is each metric class's attribute
+    (a metric without one is linear), and the metrics computed by default are the
+    registry's, which the pipeline and the agreement analysis share."""
+    from cgm_metrics.agreement import analysis
+    from cgm_metrics.evaluation import DEFAULT_METRICS
+    from cgm_metrics.registry import metric_class
+    from cgm_metrics.space import limits
+
+    growth = limits.RATE_GROWTH
+    assert set(growth) == set(cgm_metrics.metrics())
+    for name, value in growth.items():
+        assert value == metric_class(name).seconds_growth_per_1k_chars == limits.rate_growth(name)
+    # the values calibrated by benchmarks/space.py: matching trees and graphs grows fastest
+    assert growth["tsed"] == 0.0014 and growth["ruby"] == 0.0008 and growth["chrf_code"] == 0.0
+    assert limits.rate_growth("no_such_metric") == 0.0
+    sizes = [20_000]
+    assert limits.estimated_seconds("tsed", sizes, "python") == pytest.approx(
+        20 * (limits.real_code_rate("tsed", "python") + 0.0014 * 19))
+    assert analysis.DEFAULT_COMPUTED is DEFAULT_METRICS
+    assert all(cgm_metrics.registry.is_metric(name) for name in DEFAULT_METRICS)

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from .core.inputs import did_you_mean
 from .errors import InputError, MetricUnavailableError, UnsupportedLanguageError
+from .registry import DEFAULT_METRICS as REGISTRY_DEFAULT_METRICS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from .significance import Comparison
 
 #: what ``cgm score/compare`` compute when no metric is named
-DEFAULT_METRICS = ("chrf_code", "codebleu", "ruby")
+DEFAULT_METRICS = REGISTRY_DEFAULT_METRICS  # the registry's table
 METHODS = ("paired_bootstrap", "approximate_randomization")
 
 

@@ -14,8 +14,9 @@ A metric class also describes itself (class attributes, read by the registry, th
 ``--list-metrics``, the Space's tables and menus): ``name``, ``display_name``,
 ``description`` (one line), ``scale`` (100 or 1), ``higher_is_better``, ``languages`` (the
 languages it covers, or None for any language, plugin languages and plain text included),
-``runs_code`` and ``seconds_per_1k_chars`` (the worst cost measured by
-``benchmarks/metric_cost.py``).
+``runs_code``, ``seconds_per_1k_chars`` (the worst cost measured by
+``benchmarks/metric_cost.py``) and ``seconds_growth_per_1k_chars`` (how the cost on real code
+grows with an item's size, ``benchmarks/space.py``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ class Metric(ABC):
     #: worst measured seconds per 1,000 characters scored (prediction plus references), as
     #: ``python benchmarks/metric_cost.py`` prints it; None: not measured
     seconds_per_1k_chars: ClassVar[float | None] = None
+    #: how that rate grows with the size of an item, on real code (matching trees and graphs
+    #: costs more than linear time): seconds per 1,000 characters more for every 1,000
+    #: characters an item has beyond 1,000, as ``python benchmarks/space.py --only calibrate``
+    #: measures it (the Space's time estimate); 0: linear
+    seconds_growth_per_1k_chars: ClassVar[float] = 0.0
 
     #: the options :func:`cgm_metrics.get_metric` built the metric with (None otherwise);
     #: worker processes rebuild the metric from its name and these

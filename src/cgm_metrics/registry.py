@@ -45,6 +45,10 @@ BUILTIN_METRICS: dict[str, str] = {
     "combined": "cgm_metrics.execution.metrics:CombinedMetric",
 }
 
+#: the metrics computed when none are named (``cgm score``, the pipeline, the agreement
+#: analysis, the Space's systems tab): the three the studies of code metrics recommend
+DEFAULT_METRICS: tuple[str, ...] = ("chrf_code", "codebleu", "ruby")
+
 #: built-in families of metrics named by a number (``pass@5``): a name's pattern, and the
 #: factory that makes the class of a name that matches it
 METRIC_FAMILIES: dict[str, str] = {

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.languages import resolve_language
 from ..io import InputError
+from ..registry import DEFAULT_METRICS
 from ..significance import resampling
 from ..significance.multiple import CORRECTIONS, compare
 from . import engine
@@ -26,7 +27,7 @@ from .data import GradedData, GradedInputError, check_grade_range, read_graded_j
 from .statistics import REGISTRY_PREFIX, ItemStatistics, from_values, registry_metric
 
 OUTCOMES = {0: "agree", 1: "type_i", 2: "type_ii", -1: "opposite"}
-DEFAULT_COMPUTED = ("chrf_code", "codebleu", "ruby")
+DEFAULT_COMPUTED = DEFAULT_METRICS  # the registry's: computed when the rows name none
 #: the most models (real and synthetic) one analysis compares: every pair of models is
 #: tested, so time and memory grow with the square (200 models: 19,900 pairs per metric;
 #: the published studies compare 30 and 82)

@@ -106,6 +106,7 @@ class CodeXGlueEditSimMetric(Metric):
     display_name = "Edit similarity (CodeXGLUE)"
     description = "CodeXGLUE line completion: fuzz.ratio edit similarity and exact match"
     seconds_per_1k_chars = 0.001  # benchmarks/metric_cost.py, worst case
+    seconds_growth_per_1k_chars = 0.0000052  # benchmarks/space.py, calibration
     scale = 100.0
     higher_is_better = True
     languages = None

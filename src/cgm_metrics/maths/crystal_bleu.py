@@ -466,6 +466,7 @@ class CrystalBleuMetric(Metric):
     display_name = "CrystalBLEU"
     description = "BLEU without the n-grams every program shares (Eghbali and Pradel, 2022)"
     seconds_per_1k_chars = 0.008  # benchmarks/metric_cost.py, worst case
+    seconds_growth_per_1k_chars = 0.000014  # benchmarks/space.py, calibration
     scale = 1.0
     higher_is_better = True
     languages = None  # the code tokenizer reads any language of the table

@@ -278,6 +278,7 @@ class TsedMetric(MeanOfItems):
     display_name = "TSED"
     description = "Tree edit distance between tree-sitter syntax trees, normalised (Song et al., 2024)"
     seconds_per_1k_chars = 0.7  # benchmarks/metric_cost.py, worst case (quadratic tree edit distance)
+    seconds_growth_per_1k_chars = 0.0014  # benchmarks/space.py, calibration
     scale = 1.0
     higher_is_better = True
     languages = covering("tsed")

@@ -33,7 +33,6 @@ from .limits import (
     ALPHA,
     LIMITS,
     METRIC_BUDGET,
-    RATE_GROWTH,
     RESAMPLES,
     SEED,
     TIME_BUDGET,
@@ -44,6 +43,7 @@ from .limits import (
     estimated_seconds,
     item_sizes,
     plan_metrics,
+    rate_growth,
     test_seconds,
     worst_case_seconds,
 )
@@ -68,12 +68,12 @@ from .views import (
 
 __all__ = [
     "ALPHA", "BIN_PRESETS", "DEFAULT_SYSTEM_METRICS", "EXAMPLES", "LIMITS", "METRIC_BUDGET",
-    "RATE_GROWTH", "RESAMPLES", "SEED", "TIME_BUDGET", "TRUST_NOTE",
+    "RESAMPLES", "SEED", "TIME_BUDGET", "TRUST_NOTE",
     "WORST_CASE_BUDGET", "_TOKEN", "Limits", "Plan", "SpaceInputError", "agreement_html",
     "agreement_page", "agreement_png", "agreement_upload", "check_language", "check_snippets",
     "check_upload", "compare_command", "compare_page", "compare_uploads", "diff_html",
     "differences_svg", "estimated_seconds", "explanation_markdown", "format_score", "item_sizes",
-    "language_choices", "metric_choices", "plan_metrics", "read_uploads",
+    "language_choices", "metric_choices", "plan_metrics", "rate_growth", "read_uploads",
     "score_command", "side_by_side", "side_by_side_html", "side_by_side_page",
     "systems_html", "test_seconds", "upload_names", "warm_up", "workers",
     "worst_case_seconds",

@@ -75,18 +75,24 @@ def real_code_rates() -> dict[str, dict[str, float]]:
 def __getattr__(name: str) -> Any:
     if name == "REAL_CODE_RATES":
         return real_code_rates()
+    if name == "RATE_GROWTH":  # every registered metric's growth, read from its class
+        from ..registry import metrics
+
+        return {metric: rate_growth(metric) for metric in metrics()}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-#: how the rate grows with the size of an item (matching statement graphs and trees costs
-#: more than linear time): seconds per 1,000 characters more, for every 1,000 characters an
-#: item has beyond 1,000; from the same calibration on real code joined into items of about
-#: 10,000 characters (5,000 a side; the steepest language)
-RATE_GROWTH: dict[str, float] = {
-    "chrf_code": 0.0, "codebleu": 0.00001, "ruby": 0.0008, "bleu": 0.0,
-    "edit_sim": 0.00001, "meteor": 0.0, "rouge_l": 0.0, "rouge_w": 0.00032, "tsed": 0.0014,
-    "crystal_bleu": 0.000014, "codexglue_edit_sim": 0.0000052,
-}
+def rate_growth(name: str) -> float:
+    """How the metric's rate on real code grows with the size of an item: its class
+    attribute ``seconds_growth_per_1k_chars`` (seconds per 1,000 characters more, for every
+    1,000 characters an item has beyond 1,000; 0 for a metric that cannot be loaded)."""
+    from ..registry import metric_class
+
+    try:
+        return float(metric_class(name).seconds_growth_per_1k_chars)
+    except (ImportError, ValueError):
+        return 0.0
+
 
 #: significance tests per metric (paired bootstrap, 1,000 resamples, every pair, Holm):
 #: seconds = fixed + per_cell * items * systems, from ``python benchmarks/space.py --only
@@ -132,11 +138,12 @@ def item_sizes(systems: Iterable[Sequence[str]], references: Sequence[Sequence[s
 
 def estimated_seconds(name: str, sizes: Sequence[int], lang: str | None = None) -> float:
     """The plan's estimate of scoring items of ``sizes`` characters of real code: per item,
-    its size times the rate, which grows by :data:`RATE_GROWTH` beyond 1,000 characters."""
+    its size times the rate, which grows by the metric's :func:`rate_growth` beyond 1,000
+    characters."""
     import numpy as np
 
     kchars = np.asarray(sizes, dtype=np.float64) / 1000
-    growth = RATE_GROWTH.get(name, 0.0) if name in real_code_rates() else 0.0
+    growth = rate_growth(name) if name in real_code_rates() else 0.0
     rates = real_code_rate(name, lang) + growth * np.maximum(kchars - 1, 0)
     return float((kchars * rates).sum())
 

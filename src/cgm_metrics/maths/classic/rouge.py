@@ -389,6 +389,7 @@ class RougeWMetric(_Rouge):
     display_name = "ROUGE-W"
     description = "Weighted LCS F-measure (Lin 2004): consecutive matches weigh more."
     seconds_per_1k_chars = 0.16  # benchmarks/metric_cost.py, worst case (quadratic in tokens)
+    seconds_growth_per_1k_chars = 0.00032  # benchmarks/space.py, calibration
 
     def __init__(self, lang: str = DEFAULT_LANGUAGE, tokenize: str = "code", weight: float = 1.2) -> None:
         if (isinstance(weight, bool) or not isinstance(weight, (int, float, np.integer,

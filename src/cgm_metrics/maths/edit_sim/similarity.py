@@ -125,6 +125,7 @@ class EditSimMetric(MeanOfItems):
     description = ("1 - character edit distance / length of the longer string, 0-1 (Dibia et "
                    "al. 2023). The code is never run by this metric.")
     seconds_per_1k_chars = 0.0005  # benchmarks/metric_cost.py, worst case
+    seconds_growth_per_1k_chars = 0.00001  # benchmarks/space.py, calibration
 
     def __init__(
         self, lang: str = DEFAULT_LANGUAGE, unit: str = "char", passed: Any = None, **options: Any

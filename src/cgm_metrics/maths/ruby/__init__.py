@@ -47,6 +47,7 @@ class RubyMetric(MeanOfItems):
                    "syntax trees when the graph cannot be built, or of token strings when the "
                    "code does not parse; 0-1. The level shows which one was used.")
     seconds_per_1k_chars = 0.017  # benchmarks/metric_cost.py, worst case
+    seconds_growth_per_1k_chars = 0.0008  # benchmarks/space.py, calibration
     #: the languages of the graph level (the tree and string levels take any language)
     graph_languages = covering("pdg")
 
