@@ -204,8 +204,8 @@ class CheckedModule:
             from datasets.utils.py_utils import temp_seed
 
             extra = {key: value for key, value in kwargs.items() if key not in names}
-            with temp_seed(self.seed):  # type: ignore[attr-defined]
-                return self._compute(**{name: given[name] for name in names}, **extra)  # type: ignore[attr-defined]
+            with temp_seed(self.seed):
+                return self._compute(**{name: given[name] for name in names}, **extra)
         return super().compute(**given)
 
     def _stores_nothing(self) -> bool:
