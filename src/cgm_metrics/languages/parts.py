@@ -25,6 +25,7 @@ imports neither dataclasses nor inspect.
 """
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -108,13 +109,47 @@ _GRAMMARS: dict[tuple[str, str], Any] = {}
 _CAPSULE_NAME = b"tree_sitter.Language"
 
 
+def _grammar_module(module: str, function: str) -> Any:
+    """The module holding the grammar wheel's function: its compiled ``_binding`` alone when
+    the wheel has the usual layout (``from ._binding import language`` in its ``__init__``)
+    and the package is not imported yet. The package's ``__init__`` imports
+    ``importlib.resources`` for its query files (pathlib, tempfile, shutil, zipfile...: a
+    third of a first CodeBLEU call) and the grammar needs none of it. Anything unusual: the
+    package itself."""
+    import importlib
+
+    if module not in sys.modules and "." not in module:
+        binding_name = f"{module}._binding"
+        binding = sys.modules.get(binding_name)
+        if binding is None:
+            from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, PathFinder
+
+            spec = PathFinder.find_spec(module)  # found, not imported
+            folders = (spec.submodule_search_locations or []) if spec is not None else []
+            paths = [os.path.join(folder, "_binding" + suffix) for folder in folders
+                     for suffix in EXTENSION_SUFFIXES]
+            path = next((path for path in paths if os.path.isfile(path)), None)
+            if path is not None:
+                import importlib.util
+
+                loader = ExtensionFileLoader(binding_name, path)
+                binding_spec = importlib.util.spec_from_file_location(binding_name, path,
+                                                                      loader=loader)
+                if binding_spec is not None:
+                    binding = importlib.util.module_from_spec(binding_spec)
+                    loader.exec_module(binding)
+                    # a later ``import <module>`` finds its binding loaded
+                    sys.modules[binding_name] = binding
+        if binding is not None and callable(getattr(binding, function, None)):
+            return binding
+    return importlib.import_module(module)
+
+
 def grammar_object(module: str, function: str) -> Any:
     """What the grammar wheel's function returns, as a capsule: wheels that still hand out
     the TSLanguage pointer as an int (tree-sitter-perl) are wrapped in the capsule that
     tree-sitter expects, so neither it nor the compiled engine sees the difference."""
-    import importlib
-
-    made = getattr(importlib.import_module(module), function)()
+    made = getattr(_grammar_module(module, function), function)()
     if isinstance(made, int):
         import ctypes
 
