@@ -28,7 +28,7 @@ import threading
 import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UnsupportedLanguageError, did_you_mean
 from .parts import (
@@ -42,6 +42,11 @@ from .parts import (
     TsedPart,
     current_styles,
 )
+
+if TYPE_CHECKING:  # checked as the named tuple it behaves as
+    from typing import NamedTuple as Record
+else:
+    from ._record import Record
 
 #: The parts a language may have, and what each one serves.
 PARTS: dict[str, str] = {
@@ -72,7 +77,7 @@ _TYPES = {
 }
 
 
-class Language(NamedTuple):
+class Language(Record):
     """All that is known of one programming language (see the module's documentation)."""
 
     name: str
