@@ -23,8 +23,8 @@ import. A bare :class:`~.parts.LanguageSpec` is still taken (a language for pars
 The package is callable: ``cgm_metrics.languages()`` lists every usable language.
 """
 
+import _thread
 import sys
-import threading
 import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -169,7 +169,7 @@ def _module_language(module: types.ModuleType) -> Language:
     return check(module.LANGUAGE, module.__name__)
 
 
-_LOCK = threading.RLock()
+_LOCK = _thread.RLock()  # threading's RLock, without importing threading
 _BUILTIN: dict[str, Language] | None = None
 _PLUGINS: dict[str, Language] | None = None
 _ALIASES: dict[str, str] = {}
