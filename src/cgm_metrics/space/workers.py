@@ -44,6 +44,10 @@ from .limits import SpaceInputError
 LOGGER = logging.getLogger("cgm_metrics.space")
 SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 STARTUP_SECONDS = 600.0  # a warm-up on a busy machine can take minutes
+#: workers run at a lower priority than the server: while they warm up (tens of CPU seconds
+#: together) the server serves its page and answers the first requests itself; warm, they
+#: compute while the server mostly waits, so the order changes little
+WORKER_NICENESS = 5
 MEMORY_MESSAGE = ("This input needs more memory than the Space allows a request. Use the `cgm` "
                   "command (pip install cgm-metrics) for it, or try a smaller input here.")
 
@@ -300,6 +304,10 @@ def _serve(name: str, memory_mb: int, plots: bool, warm: bool = True) -> None:
     """Warm up, say ready, then answer requests until the server closes the pipe."""
     answers = Connection(os.dup(1), readable=False)
     requests = Connection(os.dup(0), writable=False)
+    try:  # the server goes first: its page, uploads and the answers it gives while we warm up
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):  # not a Unix, or not allowed
+        pass
     os.dup2(2, 1)  # anything a library prints goes to the server log, not into the pipe
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
