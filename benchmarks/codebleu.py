@@ -24,6 +24,7 @@ reproduces); where our time goes per stage; and calls of 1 and 10 pairs repeated
 
     pip install codebleu==0.7.0 --no-deps      # the peer
     PYTHONHASHSEED=0 python benchmarks/codebleu.py [--quick] [--cold-runs 5] [--no-cold]
+        [--cold-only] [--cold-sizes 1 10]
 
 Every ratio (cold: per corpus and size, CPU of the package's process / ours, best and median
 of the runs; warm: per corpus, and the small calls) is appended to
@@ -139,13 +140,14 @@ def make_environment(folder: Path) -> tuple[Path, Path]:
 
 
 def cold(args: argparse.Namespace, data: list, package_available: bool, record) -> None:
-    sizes = (1, 10, 100) if args.quick else (1, 10, 100, 1000)
+    sizes = args.cold_sizes or ((1, 10, 100) if args.quick else (1, 10, 100, 1000))
     with tempfile.TemporaryDirectory(prefix="cgm-cold-") as folder:
         python, purelib = make_environment(Path(folder) / "env")
         child = Path(folder) / "child.py"
         child.write_text(CHILD)
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         env.pop(ENGINE, None)
+        env.pop("PYTHONPATH", None)  # the new venv imports its own install, not a checkout
 
         python_engine = {**env, ENGINE: "python"}
 
@@ -170,7 +172,7 @@ def cold(args: argparse.Namespace, data: list, package_available: bool, record) 
         print(f"first process of the new environment: 10 Java pairs, import and call "
               f"{1000 * total:.0f} ms CPU, {1000 * process:.0f} ms wall for the whole process")
         found = subprocess.run([str(python), "-c", "import cgm_metrics; print(cgm_metrics.__file__)"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+                               capture_output=True, text=True, check=True, env=env).stdout.strip()
         if not found.startswith(str(purelib)):
             raise RuntimeError(f"the new venv imports cgm_metrics from {found}, not its install")
         bare = []
@@ -350,6 +352,9 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=None,
                         help="processes per cold figure (default 5, 3 with --quick)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold measurements")
+    parser.add_argument("--cold-only", action="store_true", help="skip the warm measurements")
+    parser.add_argument("--cold-sizes", type=int, nargs="+", default=None,
+                        help="pairs of the cold calls (default 1 10 100 1000)")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved warm runs")
     args = parser.parse_args()
     args.cold_runs = args.cold_runs or (3 if args.quick else 5)
@@ -360,12 +365,14 @@ def main() -> None:
         print("the codebleu package is not installed: pip install codebleu==0.7.0 --no-deps")
     data = corpora(args.quick)
     record = Record("codebleu", {"quick": args.quick, "cold_runs": 0 if args.no_cold else
-                                 args.cold_runs, "repeats": args.repeats,
+                                 args.cold_runs, "repeats": 0 if args.cold_only else args.repeats,
+                                 "cold_sizes": args.cold_sizes,
                                  "pythonhashseed": os.environ.get("PYTHONHASHSEED")})
     if not args.no_cold:
         cold(args, data, package is not None, record)
-    warm(data, package, record, args.repeats)
-    nested_loops(package)
+    if not args.cold_only:
+        warm(data, package, record, args.repeats)
+        nested_loops(package)
     record.write()
 
 

@@ -40,6 +40,7 @@ CPU of the server process apart from its workers'.
 
     python benchmarks/space_load.py                       # all scenarios, both shapes
     python benchmarks/space_load.py --scenarios side --shapes burst --users 20
+    python benchmarks/space_load.py --startup             # the start and a first click
 """
 
 from __future__ import annotations
@@ -131,10 +132,12 @@ def _free_port() -> int:
 
 
 class Server:
-    """``spaces/app.py`` in its own process on a free port."""
+    """``spaces/app.py`` in its own process on a free port. ``startup_seconds``: until it
+    served its page (``/config``); ``ready_seconds``: until its workers were warm too
+    (``wait_workers=False``: not waited for here, see :meth:`wait_workers`)."""
 
     def __init__(self, app: Path = ROOT / "spaces" / "app.py",
-                 startup_timeout: float = 300.0) -> None:
+                 startup_timeout: float = 300.0, wait_workers: bool = True) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1",
@@ -159,21 +162,34 @@ class Server:
                 raise RuntimeError(f"the server did not answer within {startup_timeout:.0f} s")
             time.sleep(0.5)
         self.startup_seconds = time.perf_counter() - started
-        # the worker processes warm up in the background: wait until each says it is ready
+        self.startup_cpu = self.cpu_seconds(workers=False)
+        self.started, self.startup_timeout = started, startup_timeout
+        if wait_workers:
+            self.wait_workers()
+
+    def workers_expected(self) -> int:
         try:
             from cgm_metrics.space.workers import default_size
         except ImportError:  # a version of the Space without worker processes (--app)
             expected = 0
         else:
             expected = default_size() + (1 if default_size() else 0)  # scoring + agreement
-        while self.output().count("ready in") < expected:
+        return expected
+
+    def workers_ready(self) -> int:
+        return self.output().count("ready in")
+
+    def wait_workers(self) -> None:
+        """Wait until every worker process has said it is ready (its warm-up done)."""
+        expected = self.workers_expected()
+        while self.workers_ready() < expected:
             if self.process.poll() is not None or (
-                    time.perf_counter() - started > startup_timeout):
+                    time.perf_counter() - self.started > self.startup_timeout):
                 self.stop()
                 raise RuntimeError("the Space's workers did not start:\n"
                                    + self.output()[-3000:])
             time.sleep(0.5)
-        self.ready_seconds = time.perf_counter() - started
+        self.ready_seconds = time.perf_counter() - self.started
 
     def output(self) -> str:
         self.log.seek(0)
@@ -446,9 +462,15 @@ def main() -> None:
     parser.add_argument("--app", type=Path, default=ROOT / "spaces" / "app.py",
                         help="the Space to serve (another version's spaces/app.py, with its "
                         "package first on PYTHONPATH)")
+    parser.add_argument("--startup", action="store_true",
+                        help="only the start: seconds until the page is served, until a first "
+                        "side-by-side request sent then is answered, until the workers are warm")
     args = parser.parse_args()
     if not 1 <= args.users <= 100 or not 1 <= args.rounds <= 20:
         parser.error("--users must lie in 1..100 and --rounds in 1..20")
+    if args.startup:
+        startup(args)
+        return
 
     print(f"{os.cpu_count()} CPUs; `uptime` before start: "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
@@ -511,6 +533,49 @@ def main() -> None:
     for failure in sorted(set(failures_seen)):
         print(f"  {failures_seen.count(failure)} x {failure}")
     print(f"\n`uptime` after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    record.write()
+
+
+def startup(args: argparse.Namespace) -> None:
+    """The Space's start as its first user meets it: the server started, its page polled
+    until served; then at once one side-by-side request (the first of :func:`side_requests`)
+    over HTTP, timed from the server's start; then the wait for every worker's warm-up."""
+    print(f"{os.cpu_count()} CPUs; `uptime` before start: "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+    record = Record("space_load", {"startup": True, "seed": args.seed, "app": args.app.name
+                                   if args.app == ROOT / "spaces" / "app.py" else
+                                   f"{args.app.resolve().parent.name}/{args.app.name} (--app)"})
+    load_before = os.getloadavg()[0]
+    server = Server(args.app, wait_workers=False)
+    try:
+        print(f"page served after {server.startup_seconds:.1f} s (server CPU "
+              f"{server.startup_cpu:.1f} s)", flush=True)
+        lang, reference, candidates = side_requests(1, args.seed)[0]
+        user = HttpUser(server.url, args.timeout)
+        try:
+            answer = user.side_by_side(lang, reference, candidates)
+        finally:
+            user.close()
+        first = time.perf_counter() - server.started
+        warm_then = server.workers_ready()
+        print(f"first side-by-side ({lang}, {len(candidates)} candidates) answered "
+              f"{first:.1f} s after the start, {warm_then} of {server.workers_expected()} "
+              f"workers warm then; {_outcome('side', answer)}", flush=True)
+        server.wait_workers()
+        print(f"workers warm after {server.ready_seconds:.1f} s", flush=True)
+    finally:
+        server.stop()
+    load = f"1-minute load {load_before:.1f}-{os.getloadavg()[0]:.1f}"
+    record.value("startup page served", round(server.startup_seconds, 2), "s",
+                 f"from the server's start until /config answers (polled every 0.5 s); {load}")
+    record.value("startup server CPU", round(server.startup_cpu, 2), "s",
+                 "the server process's CPU seconds until its page was served")
+    record.value("startup first answer", round(first, 2), "s",
+                 "from the server's start until a side-by-side request sent when the page "
+                 f"was served is answered; {warm_then} workers warm then; {load}")
+    record.value("startup workers warm", round(server.ready_seconds, 2), "s",
+                 f"from the server's start until every worker is warm; {load}")
+    print(f"`uptime` after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     record.write()
 
 

@@ -9,6 +9,11 @@ Answers are computed in warm worker processes, one per core (``CGM_SPACE_WORKERS
 many; 0 computes in this process), so users at once share every core: side by side and
 Systems share the scoring workers, agreement uploads (heavier, bounded in time and memory)
 have their own. Requests wait in one queue of up to ``QUEUE_SIZE``.
+
+The page is served first and the workers start after it, so that their warm-up does not
+compete with the server's start for the cores. Until a scoring worker is warm, side by side
+and Systems are answered in the server process (one request at a time); an agreement upload
+waits for its worker's warm-up (at most ``workers.STARTUP_SECONDS``), with a message saying so.
 """
 
 import functools
@@ -35,7 +40,7 @@ from cgm_metrics.languages import DEFAULT_LANGUAGE  # noqa: E402
 LOGGER = logging.getLogger("cgm_metrics.space")
 
 #: scoring (side by side, Systems): one warm worker process per core, a request at a time each
-SCORING = space.workers.Pool("scoring", timeout=60.0)
+SCORING = space.workers.Pool("scoring", timeout=60.0, early=True)
 #: agreement uploads: one worker, at most 60 s and 1.5 GB more than its warm size a request
 #: (at the limits: about 7 s of CPU and 0.35 GB, benchmarks/space.py --only agreement)
 AGREEMENT = space.workers.Pool("agreement", size=min(1, SCORING.size), timeout=60.0,
@@ -128,6 +133,10 @@ def compare_systems(references, systems, lang, metrics, unescape=False):
 def agreement(graded, protocol, bins):
     from PIL import Image
 
+    if AGREEMENT.size and not AGREEMENT.warmed():
+        gr.Info("The Space has just started and its agreement worker is still loading "
+                "(seconds on a quiet machine, longer on a busy one); your upload is analysed "
+                "as soon as it is ready.")
     page = AGREEMENT.run("agreement", _path(graded), protocol, bins)
     image = Image.open(io.BytesIO(page["png"]))
     image.load()
@@ -243,6 +252,7 @@ def build() -> gr.Blocks:
 demo = build()
 
 if __name__ == "__main__":
-    SCORING.start()  # the workers warm up (parsers, WordNet) while the server starts
-    AGREEMENT.start()
-    demo.launch(**LAUNCH_OPTIONS)
+    demo.launch(prevent_thread_lock=True, **LAUNCH_OPTIONS)  # the page first
+    SCORING.start()  # then the workers warm up (parsers, WordNet); until one is warm, the
+    AGREEMENT.start()  # server answers side by side and Systems itself
+    demo.block_thread()

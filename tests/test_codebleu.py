@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _peers import codebleu_of
 from conftest import METRICS_DIR, ROOT, shared_data
 
 from cgm_metrics.maths.codebleu import CodeBleuMetric, compute_codebleu
@@ -639,6 +640,41 @@ def test_calc_codebleu_imports_no_numpy():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert float(done.stdout) == pytest.approx(0.7643161313935813, abs=TOL)  # the package's
+
+
+@pytest.mark.parametrize("lang", ["java", "c_sharp", "js"])
+def test_first_call_imports_only_its_language(lang):
+    """A first call loads the one language module it names (an alias loads them all, to
+    resolve it), the grammar's compiled binding without its package (whose __init__ imports
+    importlib.resources and pathlib), and none of pkgutil, inspect, difflib: its import
+    time is the point of the call's speed against the package's, and the scores are the
+    package's."""
+    script = (
+        "import json, sys\n"
+        "from cgm_metrics.maths.codebleu import calc_codebleu\n"
+        "result = calc_codebleu(['int f(int a) { return a + 1; }'],"
+        " ['int f(int b) { return b + 1; }'], LANG)\n"
+        "print(json.dumps([result['codebleu'], sorted(sys.modules)]))\n"
+    ).replace("LANG", repr(lang))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    score, modules = json.loads(done.stdout)
+    languages = [m for m in modules if m.startswith("cgm_metrics.languages.")
+                 and m.rsplit(".", 1)[1] not in ("parts", "_record")]
+    if lang == "js":  # an alias: every module is read to find it
+        assert len(languages) > 10
+    else:
+        assert languages == [f"cgm_metrics.languages.{lang}"]
+        grammar = f"tree_sitter_{lang}"
+        assert f"{grammar}._binding" in modules and grammar not in modules
+        for heavy in ("pkgutil", "inspect", "difflib", "importlib.resources", "pathlib",
+                      "numpy"):
+            assert heavy not in modules, heavy
+    name = {"js": "javascript"}.get(lang, lang)
+    expected = codebleu_of(["int f(int a) { return a + 1; }"],
+                           ["int f(int b) { return b + 1; }"], name)["codebleu"]
+    assert score == pytest.approx(expected, abs=TOL)
 
 
 def test_without_the_compiled_library_the_reference_engine_gives_the_same_numbers():

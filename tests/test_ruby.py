@@ -718,6 +718,70 @@ def test_bipartite_ged_bounds_on_random_program_graphs(g1, g2):
     assert graph_edit_distance(g1, g1) == 0
 
 
+def _cost_matrices(seed: int, count: int):
+    """Random cost matrices of every shape from 0 x 0 to 40 x 40: uniform, small integers
+    (many ties), RUBY's clipped savings, all zero, and some with infinite entries."""
+    rng = np.random.default_rng(seed)
+    for index in range(count):
+        n, m = (int(x) for x in rng.integers(0, 41, 2))
+        kind = index % 5
+        if kind == 0:
+            yield rng.random((n, m)) * 10
+        elif kind == 1:
+            yield rng.integers(0, 3, (n, m)).astype(np.float64)
+        elif kind == 2:
+            yield np.minimum(rng.integers(-6, 4, (n, m)) * 0.5, 0.0)
+        elif kind == 3:
+            yield np.zeros((n, m))
+        else:
+            matrix = rng.integers(0, 5, (n, m)).astype(np.float64)
+            matrix[rng.random((n, m)) < (0.15 if index % 2 else 0.95)] = np.inf
+            yield matrix
+
+
+def test_assignment_equals_scipys_pairs_and_costs():
+    """The graph matching's assignment (compiled) gives scipy's pairs, not only their cost,
+    on square and rectangular matrices, with ties and with forbidden (infinite) entries."""
+    from scipy.optimize import linear_sum_assignment as scipy_assignment
+
+    from cgm_metrics.maths.ruby.ged import _compiled_assignment, linear_sum_assignment
+
+    assert _compiled_assignment() is not None  # the C library is built for the tests
+    checked = infeasible = 0
+    for matrix in _cost_matrices(7, 3000):
+        try:
+            expected = scipy_assignment(matrix)
+        except ValueError:
+            infeasible += 1
+            with pytest.raises(ValueError, match="infeasible"):
+                linear_sum_assignment(matrix)
+            continue
+        rows, cols = linear_sum_assignment(matrix)
+        assert rows.tolist() == expected[0].tolist() and cols.tolist() == expected[1].tolist()
+        assert matrix[rows, cols].sum() == matrix[expected].sum()
+        checked += 1
+    assert checked > 2000 and infeasible > 30
+    for bad in (np.array([[1.0, np.nan]]), np.array([[-np.inf, 1.0]])):
+        with pytest.raises(ValueError, match="invalid numeric entries"):
+            linear_sum_assignment(bad)
+
+
+def test_ruby_on_program_graphs_does_not_import_scipy():
+    """scipy.optimize costs about 0.3 s to import, more than RUBY's work on 100 items."""
+    script = (
+        "import sys\n"
+        "from cgm_metrics.maths.ruby import ruby_items\n"
+        "scores, levels = ruby_items(['x = 1\\ny = x + 2\\nprint(y)'],"
+        " [['x = 1\\ny = x + 1\\nprint(y)']], 'python')\n"
+        "assert levels == ('graph',) or list(levels) == ['graph'], levels\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'scipy'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 # --- the metric: references, levels, determinism ----------------------------------------------
 
 

@@ -344,6 +344,49 @@ def test_worker_over_its_time_or_memory_is_replaced(tmp_path):
         pool.close()
 
 
+def _paused(pool):
+    """The pool's worker processes stopped (SIGSTOP) where they are, in their warm-up: a
+    Space that has just started, however fast this machine is."""
+    import signal
+
+    pids = [worker.process.pid for worker in pool._workers]
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    return pids
+
+
+def _resume(pids):
+    import signal
+
+    for pid in pids:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_first_request_is_answered_while_the_workers_warm_up():
+    """``early=True``: until a worker is warm, requests are computed in the calling process
+    (with the peers' numbers); from the first warm worker on, by the workers."""
+    import sacrebleu
+
+    pool = space.workers.Pool("test", size=1, timeout=300.0, early=True).start()
+    pids = _paused(pool)
+    try:
+        assert not pool.warmed()
+        page = pool.run("side_by_side", "python", REFERENCE, CANDIDATES)
+        expected = sacrebleu.sentence_chrf(CANDIDATES[1], [REFERENCE]).score
+        assert page["numbers"]["candidates"][1]["scores"]["chrf_code"]["score"] == (
+            pytest.approx(expected))
+        assert pool.answered_early == 1 and not pool.warmed()
+        _resume(pids)
+        pids = []
+        pool._workers[0].wait_ready()
+        assert pool.warmed()
+        pool.run("side_by_side", "python", REFERENCE, CANDIDATES)
+        assert pool.answered_early == 1  # the worker answered
+    finally:
+        _resume(pids)
+        pool.close()
+
+
 # ---------------------------------------------------------------- served: gradio_client
 
 
@@ -601,6 +644,67 @@ def test_space_in_headless_chromium(served_space, system_files):
         finally:
             browser.close()
     assert external == [], f"the page tried to reach the network: {external}"
+
+
+def test_first_click_in_headless_chromium_before_the_workers_are_warm():
+    """A Space that has just started: its page served, its workers still in their warm-up
+    (held there). A first click on Score is answered (by the server process), with sacrebleu's
+    chrF; an agreement upload says that its worker is still loading."""
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        skip_missing(f"chromium (not found at {CHROMIUM})",
+                     "scripts/test.sh installs Debian's chromium package")
+    playwright_api = require("playwright.sync_api")
+    import sacrebleu
+
+    app = _load_app(ROOT / "spaces" / "app.py", "cgm_space_app_starting")
+    port = _free_port()
+    app.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
+                    quiet=True, **app.LAUNCH_OPTIONS)
+    url = f"http://127.0.0.1:{port}/"
+    pids = _paused(app.SCORING.start()) + _paused(app.AGREEMENT.start())
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        assert app.SCORING.size >= 1 and not app.SCORING.warmed()
+        with playwright_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists()
+                                         else shutil.which("chromium"), args=CHROMIUM_ARGS,
+                                         timeout=60_000)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.set_default_timeout(60_000)
+                page.goto(url, wait_until="domcontentloaded")
+                page.locator("#reference textarea").fill(REFERENCE)
+                page.locator("#candidate-A textarea").fill(CANDIDATES[0])
+                page.locator("#candidate-B textarea").fill(CANDIDATES[1])
+                page.locator("#score-button").click()
+                _wait_text(page, "#side-scores", "dataflow", 180)
+                chrf_b = sacrebleu.sentence_chrf(CANDIDATES[1], [REFERENCE]).score
+                cells = page.locator("#side-by-side-scores tr[data-metric='chrf_code'] td")
+                assert cells.all_inner_texts()[1].strip() == f"{chrf_b:.2f}"
+                assert app.SCORING.answered_early >= 1 and not app.SCORING.warmed()
+                # agreement waits for its own worker, and says so
+                page.get_by_role("tab", name="Agreement").click()
+                page.locator("#graded-file input[type=file]").set_input_files(
+                    str(shared_data("hearthstone", "hs.graded.jsonl")))
+                _wait_text(page, "#graded-file", "hs.graded", 60)
+                page.locator("#agreement-button").click()
+                page.get_by_text("agreement worker is still loading").first.wait_for(
+                    timeout=60_000)
+                _resume(pids)
+                pids = []
+                _wait_text(page, "#agreement-result", "Correlation", 600)
+                page.screenshot(path=str(ARTIFACTS / "space-first-click.png"), full_page=True)
+            except Exception:
+                page.screenshot(path=str(ARTIFACTS / "space-first-click-failure.png"),
+                                full_page=True)
+                raise
+            finally:
+                browser.close()
+    finally:
+        _resume(pids)
+        app.demo.close()
+        app.SCORING.close()
+        app.AGREEMENT.close()
 
 
 # ---------------------------------------------------------------- the time budget: worst cases

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -40,6 +39,8 @@ def did_you_mean(value: object, choices: Iterable[str]) -> str:
     ``-``/``_`` ignored), or ``""`` when none is close. Appended to every "unknown name" error."""
     if not isinstance(value, str) or not value.strip():
         return ""
+    import difflib  # here, not on import: a first CodeBLEU call need not load it
+
     folded = {choice.lower().replace("-", "_"): choice for choice in choices}
     key = value.strip().lower().replace("-", "_")
     close = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)

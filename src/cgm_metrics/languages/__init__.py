@@ -23,12 +23,12 @@ import. A bare :class:`~.parts.LanguageSpec` is still taken (a language for pars
 The package is callable: ``cgm_metrics.languages()`` lists every usable language.
 """
 
+import _thread
 import sys
-import threading
 import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UnsupportedLanguageError, did_you_mean
 from .parts import (
@@ -42,6 +42,11 @@ from .parts import (
     TsedPart,
     current_styles,
 )
+
+if TYPE_CHECKING:  # checked as the named tuple it behaves as
+    from typing import NamedTuple as Record
+else:
+    from ._record import Record
 
 #: The parts a language may have, and what each one serves.
 PARTS: dict[str, str] = {
@@ -72,7 +77,7 @@ _TYPES = {
 }
 
 
-class Language(NamedTuple):
+class Language(Record):
     """All that is known of one programming language (see the module's documentation)."""
 
     name: str
@@ -164,10 +169,51 @@ def _module_language(module: types.ModuleType) -> Language:
     return check(module.LANGUAGE, module.__name__)
 
 
-_LOCK = threading.RLock()
+_LOCK = _thread.RLock()  # threading's RLock, without importing threading
 _BUILTIN: dict[str, Language] | None = None
 _PLUGINS: dict[str, Language] | None = None
 _ALIASES: dict[str, str] = {}
+_MODULES: list[str] | None = None  # the package's language modules, by module name
+_LOADED: dict[str, Language] = {}  # the built-in languages loaded so far, by module name
+
+
+def _module_names() -> list[str]:
+    """The names of this package's language modules, sorted, found without importing them
+    (a folder listing: ``pkgutil`` would import ``inspect`` and ``ast``, a tenth of a first
+    CodeBLEU call)."""
+    global _MODULES
+    if _MODULES is None:
+        import os
+
+        found: set[str] = set()
+        for folder in __path__:
+            if not os.path.isdir(folder):  # a zipped install: pkgutil knows its importers
+                import pkgutil
+
+                found |= {info.name for info in pkgutil.iter_modules([folder])}
+                continue
+            for entry in os.listdir(folder):
+                stem, dot, extension = entry.partition(".")
+                if (dot and extension == "py") or (
+                    not dot and os.path.isfile(os.path.join(folder, entry, "__init__.py"))
+                ):
+                    found.add(stem)
+        _MODULES = sorted(
+            name for name in found
+            if name.isidentifier() and not name.startswith("_") and name != "parts"
+        )
+    return _MODULES
+
+
+def _builtin_module(module_name: str) -> Language:
+    """The language of one module of this package, loaded and checked once."""
+    language = _LOADED.get(module_name)
+    if language is None:
+        import importlib
+
+        language = _module_language(importlib.import_module(f"{__name__}.{module_name}"))
+        _LOADED[module_name] = language
+    return language
 
 
 def builtin() -> dict[str, Language]:
@@ -175,17 +221,9 @@ def builtin() -> dict[str, Language]:
     global _BUILTIN
     with _LOCK:
         if _BUILTIN is None:
-            import importlib
-            import pkgutil
-
             found: dict[str, Language] = {}
-            names = sorted(
-                info.name
-                for info in pkgutil.iter_modules(__path__)
-                if not info.name.startswith("_") and info.name != "parts"
-            )
-            for module_name in names:
-                language = _module_language(importlib.import_module(f"{__name__}.{module_name}"))
+            for module_name in _module_names():
+                language = _builtin_module(module_name)
                 found[language.name] = language
             aliases: dict[str, str] = {}
             for language in found.values():
@@ -196,6 +234,17 @@ def builtin() -> dict[str, Language]:
             _ALIASES.update(aliases)
             _BUILTIN = found
         return _BUILTIN
+
+
+def _named_module(key: str) -> Language | None:
+    """The built-in language whose own name is ``key`` when its module has that name, loaded
+    alone (the others wait until a listing or an alias needs them): a language's own name
+    wins over every alias, so this is what :func:`find` would answer."""
+    with _LOCK:
+        if key not in _module_names():
+            return None
+        language = _builtin_module(key)
+        return language if language.name == key else None
 
 
 def plugins() -> dict[str, Language]:
@@ -276,8 +325,10 @@ def aliases() -> dict[str, str]:
 
 def find(lang: str) -> Language | None:
     """The language named ``lang`` (a name or alias, any case), or None."""
-    known = builtin()
     key = lang.strip().lower()
+    if _BUILTIN is None and (language := _named_module(key)) is not None:
+        return language  # one module imported, not every language's
+    known = builtin()
     key = _ALIASES.get(key, key)
     if key in known:
         return known[key]

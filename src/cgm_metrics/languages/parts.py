@@ -20,13 +20,20 @@ by an entry point ``cgm_metrics.languages``) defines ``LANGUAGE = Language(...)`
 Every part but ``parsing`` is optional: a language without one says which part it lacks
 when a metric or the execution engine asks for it.
 
-No postponed annotations and NamedTuples rather than dataclasses: a first CodeBLEU call
-imports neither dataclasses nor inspect.
+No postponed annotations and named tuples rather than dataclasses: a first CodeBLEU call
+imports neither dataclasses nor inspect (and :class:`._record.Record`, not
+``typing.NamedTuple``: the parts' classes are built without compiling code).
 """
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # checked as the named tuples they behave as
+    from typing import NamedTuple as Record
+else:
+    from ._record import Record
 
 if TYPE_CHECKING:  # tree-sitter is imported when a grammar is first needed
     from tree_sitter import Language as Grammar
@@ -35,7 +42,7 @@ if TYPE_CHECKING:  # tree-sitter is imported when a grammar is first needed
 # --- parsing ---------------------------------------------------------------------------------
 
 
-class _LanguageRow(NamedTuple):
+class _LanguageRow(Record):
     name: str
     module: str  # the grammar wheel's import name
     function: str  # the function of that module that returns the grammar pointer
@@ -108,13 +115,47 @@ _GRAMMARS: dict[tuple[str, str], Any] = {}
 _CAPSULE_NAME = b"tree_sitter.Language"
 
 
+def _grammar_module(module: str, function: str) -> Any:
+    """The module holding the grammar wheel's function: its compiled ``_binding`` alone when
+    the wheel has the usual layout (``from ._binding import language`` in its ``__init__``)
+    and the package is not imported yet. The package's ``__init__`` imports
+    ``importlib.resources`` for its query files (pathlib, tempfile, shutil, zipfile...: a
+    third of a first CodeBLEU call) and the grammar needs none of it. Anything unusual: the
+    package itself."""
+    import importlib
+
+    if module not in sys.modules and "." not in module:
+        binding_name = f"{module}._binding"
+        binding = sys.modules.get(binding_name)
+        if binding is None:
+            from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, PathFinder
+
+            spec = PathFinder.find_spec(module)  # found, not imported
+            folders = (spec.submodule_search_locations or []) if spec is not None else []
+            paths = [os.path.join(folder, "_binding" + suffix) for folder in folders
+                     for suffix in EXTENSION_SUFFIXES]
+            path = next((path for path in paths if os.path.isfile(path)), None)
+            if path is not None:
+                import importlib.util
+
+                loader = ExtensionFileLoader(binding_name, path)
+                binding_spec = importlib.util.spec_from_file_location(binding_name, path,
+                                                                      loader=loader)
+                if binding_spec is not None:
+                    binding = importlib.util.module_from_spec(binding_spec)
+                    loader.exec_module(binding)
+                    # a later ``import <module>`` finds its binding loaded
+                    sys.modules[binding_name] = binding
+        if binding is not None and callable(getattr(binding, function, None)):
+            return binding
+    return importlib.import_module(module)
+
+
 def grammar_object(module: str, function: str) -> Any:
     """What the grammar wheel's function returns, as a capsule: wheels that still hand out
     the TSLanguage pointer as an int (tree-sitter-perl) are wrapped in the capsule that
     tree-sitter expects, so neither it nor the compiled engine sees the difference."""
-    import importlib
-
-    made = getattr(importlib.import_module(module), function)()
+    made = getattr(_grammar_module(module, function), function)()
     if isinstance(made, int):
         import ctypes
 
@@ -142,7 +183,7 @@ def load_grammar(module: str, function: str) -> "Grammar":
 ATOMIC_TYPES = frozenset({"string_literal", "string", "character_literal"})
 
 
-class DataflowRules(NamedTuple):
+class DataflowRules(Record):
     """How CodeBLEU's one dataflow walker treats one language's node types (keyword
     arguments; immutable). The kinds of node are described in ``codebleu/tables.py``."""
 
@@ -184,7 +225,7 @@ class DataflowRules(NamedTuple):
     foreach_body: str = "body"  # the body's field; "" for the children after the value
 
 
-class Quote(NamedTuple):
+class Quote(Record):
     """A literal the comment scanner keeps whole (a comment marker inside it is text)."""
 
     delimiter: str  # opens and closes it, e.g. '"' or '"""'
@@ -195,7 +236,7 @@ class Quote(NamedTuple):
     not_after: str = ""
 
 
-class CommentStyle(NamedTuple):
+class CommentStyle(Record):
     """How comments are found in the text, for the scanner of ``codebleu/preprocess.py`` and
     ``maths/codebleu/csrc/comments.c`` (keyword arguments; immutable).
 
@@ -230,7 +271,7 @@ C_STYLE = CommentStyle(
 )
 
 
-class CodeBleuPart(NamedTuple):
+class CodeBleuPart(Record):
     """What CodeBLEU knows of a language: the keywords of its weighted n-gram component (a
     token listed weighs 1, any other 0.2), its dataflow rules, how comments are removed
     before the syntax and dataflow components (``"tokenize"``: Python's tokenize rules,
@@ -273,7 +314,7 @@ def current_styles(part: CodeBleuPart) -> CodeBleuPart:
 # --- TSED ------------------------------------------------------------------------------------
 
 
-class TsedPart(NamedTuple):
+class TsedPart(Record):
     """Which grammar TSED reads a language's trees with: ``pack``, the name of the grammar in
     ``tree-sitter-language-pack`` (the ``tsed`` package's grammars), or "" for the
     language's own grammar (its ``parsing`` part)."""
@@ -284,7 +325,7 @@ class TsedPart(NamedTuple):
 # --- RUBY ------------------------------------------------------------------------------------
 
 
-class PdgSpec(NamedTuple):
+class PdgSpec(Record):
     """How RUBY's program dependence graph reads statements and variables from one language's
     tree-sitter grammar."""
 
@@ -321,7 +362,7 @@ def node_set(text: str) -> frozenset[str]:
 TEST_CLASS = r"(?i)TestCase|Test::Unit|Minitest|unittest"
 
 
-class ExtractionPart(NamedTuple):
+class ExtractionPart(Record):
     """How a chat answer's code in the language is recognised and assembled into the program
     the task's tests run (``execution/extract.py``; keyword arguments, immutable).
 
@@ -403,7 +444,7 @@ class ExtractionPart(NamedTuple):
 COMPILE_TIMEOUT = 30.0
 
 
-class Tool(NamedTuple):
+class Tool(Record):
     """Something a language needs on the host: an executable (``candidates``: absolute paths,
     ``$VARIABLE/path`` or names looked up on PATH, in order) or a file (absolute paths only),
     and the Debian ``package`` that provides it (``other``: another way to install it).
@@ -491,7 +532,7 @@ def _rustup_compiler(proxy: str, name: str) -> "str | None":
     return path if done.returncode == 0 and root and os.path.isfile(path) else None
 
 
-class Command(NamedTuple):
+class Command(Record):
     """One step of a program: ``argv`` with ``{tool}`` replaced by the path of the
     language's tool of that name (``{source}``: the file the program text is written to).
     A ``compile`` step runs under the compile budget, a failure there is the compile verdict;
@@ -505,7 +546,7 @@ class Command(NamedTuple):
     vouch: bool = False
 
 
-class ExecutionPart(NamedTuple):
+class ExecutionPart(Record):
     """How a program text of the language is compiled and run in the sandbox, and how its
     outcome reads in MultiPL-E's vocabulary.
 

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import math
 
-import nltk
 import numpy as np
-from nltk.stem.porter import PorterStemmer
-from nltk.translate.meteor_score import single_meteor_score
 
 from ...core.languages import resolve_language
 from ...languages import DEFAULT_LANGUAGE
@@ -44,6 +41,8 @@ class _MemoStemmer:
     function of the word, so the stems are nltk's."""
 
     def __init__(self) -> None:
+        from nltk.stem.porter import PorterStemmer
+
         self._stemmer = PorterStemmer()
         self._memo: dict[str, str] = {}
 
@@ -104,6 +103,11 @@ class MeteorMetric(MeanOfItems):
         # load_wordnet fails here, with the fix, when WordNet is missing
         self._wordnet = _MemoWordNet(load_wordnet())
         self._stemmer = _MemoStemmer()
+        # nltk (about 1 s of imports, scipy.stats among them) loads with the first METEOR
+        # metric, not with the class: listings and the Space's page read only its metadata
+        from nltk.translate.meteor_score import single_meteor_score
+
+        self._meteor = single_meteor_score
 
     def item_values(self, predictions: list[str], references: list[list[str]]) -> np.ndarray:
         values = np.zeros(len(predictions))
@@ -114,7 +118,7 @@ class MeteorMetric(MeanOfItems):
 
     def _single(self, reference: list[str], hypothesis: list[str]) -> float:
         return float(
-            single_meteor_score(
+            self._meteor(
                 reference,
                 hypothesis,
                 stemmer=self._stemmer,
@@ -126,5 +130,7 @@ class MeteorMetric(MeanOfItems):
         )
 
     def signature(self) -> str:
+        import nltk
+
         base = super().signature()
         return f"{base}|nltk:{nltk.__version__}|wordnet:{WORDNET_VERSION}"

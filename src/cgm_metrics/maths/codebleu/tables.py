@@ -70,7 +70,11 @@ def scanned_style(name: str) -> CommentStyle:
 
 
 def __getattr__(name: str) -> Any:
-    # the built-in languages' tables, by name (what the tests and tools list)
+    # the built-in languages' tables, by name (what the tests and tools list); any other name
+    # fails at once: ``from .tables import x`` asks for ``__path__``, which must not import
+    # every language module
+    if name not in ("RULES", "COMMENT_STYLES", "SCANNED_STYLES"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from ...languages import builtin
 
     parts = {key: language.codebleu for key, language in builtin().items()
