@@ -30,6 +30,7 @@ except ImportError:  # Gradio runs without it
 import gradio as gr  # noqa: E402
 
 from cgm_metrics import space  # noqa: E402
+from cgm_metrics.errors import InputError  # noqa: E402
 from cgm_metrics.languages import DEFAULT_LANGUAGE  # noqa: E402
 
 LOGGER = logging.getLogger("cgm_metrics.space")
@@ -72,21 +73,32 @@ LAUNCH_OPTIONS = {
 }
 
 
+def _message(text):
+    """A gr.Error for the browser that Gradio does not print a traceback of (the log has
+    the line it needs)."""
+    error = gr.Error(text)
+    error.print_exception = False
+    return error
+
+
 def _guarded(function):
-    """Run a handler; user mistakes become gr.Error messages, anything else a short message
-    (the traceback goes to the server log, never to the browser)."""
+    """Run a handler; user mistakes become gr.Error messages and one line in the server log,
+    anything else a short message (its traceback goes to the server log, never to the
+    browser)."""
 
     @functools.wraps(function)
     def wrapper(*args):
         try:
             return function(*args)
-        except space.SpaceInputError as error:
-            raise gr.Error(str(error)) from None
+        except InputError as error:  # the user's to fix (SpaceInputError is one): no traceback
+            LOGGER.warning("%s: input error: %s", function.__name__,
+                        " ".join(str(error).split())[:300])
+            raise _message(str(error)) from None
         except gr.Error:
             raise
         except Exception:  # noqa: BLE001 - the browser gets a message, the log the details
             LOGGER.exception("request failed")
-            raise gr.Error("Something went wrong while scoring this input; please check it "
+            raise _message("Something went wrong while scoring this input; please check it "
                            "and try again, or use the `cgm` command for details.") from None
 
     return wrapper
@@ -119,6 +131,8 @@ def compare_systems(references, systems, lang, metrics, unescape=False):
         systems = [systems]
     page = SCORING.run("compare", _path(references), [_path(p) for p in systems or []], lang,
                        list(metrics), bool(unescape))
+    for text in page["warnings"]:  # e.g. escaped lines read verbatim
+        gr.Warning(text)
     for name, reason in page["skipped"].items():
         gr.Warning(f"{name} skipped: {reason}")
     return page["html"], page["plot_svg"], page["summary"]
