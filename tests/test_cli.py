@@ -700,8 +700,8 @@ def test_metric_options_on_the_command_line_give_the_peers_numbers(tmp_path):
     (["--chrf-char-order", "x"], "expected a whole number"),
 ])
 def test_bad_metric_options_exit_1_with_one_line(files, options, message):
-    result = cgm("score", "--references", files["refs"], "--predictions", files["a"],
-                 "--metrics", "chrf_code", "codebleu", *options)
+    result = escaped("score", "--references", files["refs"], "--predictions", files["a"],
+                     "--metrics", "chrf_code", "codebleu", *options)
     assert result.returncode == 1, result.stderr
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
@@ -917,7 +917,8 @@ def test_a_write_that_fails_part_way_keeps_the_previous_file(files, tmp_path, op
     previous = json.dumps({"previous": "result"}) + "\n"
     target.write_text(previous)
     args = [sys.executable, "-m", "cgm_metrics", "score", "--references", str(files["refs"]),
-            "--predictions", str(files["a"]), "--metrics", "chrf_code", option, str(target)]
+            "--predictions", str(files["a"]), "--metrics", "chrf_code", option, str(target),
+            "--unescape"]
 
     def limit_file_size():  # 40 bytes: every result here is larger
         resource.setrlimit(resource.RLIMIT_FSIZE, (40, 40))

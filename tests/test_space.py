@@ -520,7 +520,13 @@ def test_api_with_gradio_client(served_space, system_files):
         [handle_file(str(system_files / "good.txt")), handle_file(str(system_files / "mutated.txt"))],
         "python", ["chrf_code"], True, api_name="/compare_systems")
     assert summary["chrf_code"]["pairs"][0]["verdict"] == "good > mutated, significant"
-    assert "good &gt; mutated, significant" in html
+    assert "good &gt; mutated, significant" in html and "Escaped lines" not in html
+    # the same escaped files with the checkbox unticked: scored verbatim, with the warning
+    html, _image, summary = client.predict(
+        handle_file(str(system_files / "references.txt")),
+        [handle_file(str(system_files / "good.txt")), handle_file(str(system_files / "mutated.txt"))],
+        "python", ["chrf_code"], False, api_name="/compare_systems")
+    assert "Warning:" in html and "Escaped lines" in html and "good.txt (" in html
 
 
 WIDGET_CASES = {

@@ -131,7 +131,6 @@ def read_uploads(
     return references, systems, [_display_name(path) for path in all_paths]
 
 
-
 #: what the Space adds to :func:`cgm_metrics.io.describe_escaped`: its fix
 ESCAPED_FIX = (" Tick \u201cEscaped lines\u201d to read \\n as a line break (leave it unticked "
                "only if the \\n are meant as the two characters).")
