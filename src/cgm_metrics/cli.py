@@ -139,7 +139,8 @@ def _run(argv: Sequence[str] | None) -> int:
         with _output.results_only_on_stdout(bool(targets)):
             return int(args.run(args) or 0)
     except (InputError, MetricUnavailableError) as error:  # the user's, or this machine lacks
-        print(f"cgm {args.command}: error: {error}", file=sys.stderr)  # a part (WordNet, ...)
+        print(f"cgm {args.command}: error: {_output.for_command_line(str(error))}",
+              file=sys.stderr)  # a part (WordNet, ...)
         return EXIT_INPUT
     except BrokenPipeError:  # e.g. `cgm ... | head`
         return EXIT_OK

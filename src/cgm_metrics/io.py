@@ -11,7 +11,10 @@ Two formats:
   (``cgm --unescape``): ``\\n`` is a newline, ``\\t`` a tab, ``\\r`` a carriage return and
   ``\\\\`` a backslash; a backslash before any other character is kept as it is. So
   ``print("a\\\\nb")`` on a line is the code ``print("a\\nb")``. :func:`escape_code` writes
-  code in that convention.
+  code in that convention. Lines read verbatim that look like code written that way (most of
+  a file's lines holding ``\\n`` before indentation or at their end:
+  :func:`escaped_line_count`) are reported (:class:`EscapedLinesWarning`), so that forgetting
+  ``--unescape`` never silently scores the two characters ``\\`` and ``n``.
 * **JSONL**: one JSON object per line with named fields (default ``"prediction"`` and
   ``"references"``); a reference field may hold a string or a list of strings (several
   references for one item). Blank lines are skipped; errors name the line number.
@@ -42,7 +45,8 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .errors import InputError
@@ -85,6 +89,61 @@ def escape_code(code: str) -> str:
     return (
         code.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
     )
+
+
+_ESCAPE = re.compile(r"\\(.)", re.S)
+
+
+def _escaped_line(line: str) -> bool:
+    """``line`` holds a newline escape (``\\n`` whose backslash is not itself escaped) where
+    a line break of code goes: at the end, or before indentation (a space or ``\\t``), another
+    line break (``\\n``, ``\\r``) or a closing brace."""
+    for match in _ESCAPE.finditer(line):
+        if match.group(1) != "n":
+            continue
+        after = line[match.end():match.end() + 2]
+        if not after.strip() or after[0] in " }" or after in ("\\t", "\\n", "\\r"):
+            return True
+    return False
+
+
+def escaped_line_count(items: Sequence[str]) -> int:
+    """How many of ``items`` (the lines of a plain-text file read verbatim) hold multi-line
+    code written on one line with the escapes of :func:`escape_code`; 0 unless the items look
+    written that way as a whole: none holds a real line break, and at least half of the
+    non-empty ones have a ``\\n`` at their end or before indentation, another ``\\n`` or a
+    closing brace. Verbatim one-line code keeps ``\\n`` inside string literals, before a quote
+    or a letter (``'\\n'.join(lines)``, ``"a\\nb"``), so it does not look escaped.
+
+    >>> escaped_line_count([escape_code("def f():\\n    return 1\\n"), escape_code("x = 1\\n")])
+    2
+    >>> escaped_line_count(["print('\\\\n'.join(lines))", 'String s = "a\\\\nb";'])
+    0
+    """
+    if any("\n" in item or "\r" in item for item in items):
+        return 0
+    filled = [item for item in items if item.strip()]
+    found = sum(_escaped_line(item) for item in filled)
+    return found if found and 2 * found >= len(filled) else 0
+
+
+class EscapedLinesWarning(UserWarning):
+    """Plain-text files read verbatim whose lines look like multi-line code written on one
+    line with escapes (:func:`escaped_line_count`): ``files`` holds ``(file, lines that look
+    so, lines)`` of each; :func:`describe_escaped` says it in words."""
+
+    def __init__(self, files: Iterable[tuple[str, int, int]]) -> None:
+        self.files = tuple(files)
+        super().__init__(describe_escaped(self.files) + " Read them with unescape=True.")
+
+
+def describe_escaped(files: Sequence[tuple[str, int, int]]) -> str:
+    """What an :class:`EscapedLinesWarning` found, in words (the front ends add their fix)."""
+    listed = ", ".join(f"{name} ({found} of {total} lines)" for name, found, total in files)
+    return (f"{listed} look{'s' if len(files) == 1 else ''} like multi-line code written on "
+            "one line with \\n escapes (as `cgm demo --export` writes it), but "
+            f"{'it was' if len(files) == 1 else 'they were'} read verbatim: the scores compare "
+            "the two characters \\ and n, not line breaks.")
 
 
 def detect_format(path: str | Path, fmt: str = "auto") -> str:
@@ -322,13 +381,17 @@ def read_outputs(
     fmt: str = "auto",
     field: str = "prediction",
     reference_field: str = "references",
-    unescape: bool = False,
+    unescape: bool | None = None,
     names: Sequence[str] | None = None,
 ) -> tuple[list[list[str]], dict[str, list[str]]]:
     """References (a list per item) and ``{system: predictions}`` from files.
 
     References come from ``reference_paths`` (several files give several references per
     item) or, when there are none, from the reference field of the first JSONL system file.
+    Plain-text lines are decoded with ``unescape=True`` and read verbatim otherwise; with
+    ``unescape=None`` (the default) an :class:`EscapedLinesWarning` names the plain-text files
+    whose lines look escaped (:func:`escaped_line_count`), ``False`` reads verbatim without
+    looking.
     """
     every_path = [*system_paths, *(reference_paths or [])]
     if sum(str(p) == STDIN for p in every_path) > 1:
@@ -336,10 +399,11 @@ def read_outputs(
                          "others as files.")
     system_list = list(system_paths)
     labels = system_names(system_list, names)
-    systems = {label: read_predictions(path, fmt, field, unescape)
+    decode = unescape is True
+    systems = {label: read_predictions(path, fmt, field, decode)
                for label, path in zip(labels, system_list, strict=True)}
     if reference_paths:
-        sources = [(str(path), read_references(path, fmt, reference_field, unescape))
+        sources = [(str(path), read_references(path, fmt, reference_field, decode))
                    for path in reference_paths]
     else:
         jsonl = [p for p in system_list if detect_format(p, fmt) == "jsonl"]
@@ -348,7 +412,17 @@ def read_outputs(
                 "No references: give --references FILE (or system files in JSONL with a "
                 f"{reference_field!r} field)."
             )
-        sources = [(str(jsonl[0]), read_references(jsonl[0], fmt, reference_field, unescape))]
+        sources = [(str(jsonl[0]), read_references(jsonl[0], fmt, reference_field, decode))]
+    if unescape is None:
+        texts = [(str(path), [refs[0] for refs in items]) for path, items in sources
+                 if detect_format(path, fmt) == "text"]
+        texts += [(str(path), systems[label]) for label, path in zip(labels, system_list,
+                                                                       strict=True)
+                  if detect_format(path, fmt) == "text"]
+        found = [(name, count, len(items)) for name, items in texts
+                 if (count := escaped_line_count(items))]
+        if found:
+            warnings.warn(EscapedLinesWarning(found), stacklevel=2)
     check_same_length(
         [(path, len(refs)) for path, refs in sources]
         + [(str(path), len(systems[label])) for label, path in zip(labels, system_list,

@@ -271,15 +271,22 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="JSONL field holding the reference(s), a string or a list of strings "
         "(default: references)",
     )
-    group.add_argument(
+    escapes = group.add_mutually_exclusive_group()
+    escapes.add_argument(
         "--unescape",
         action="store_true",
         help="decode escapes in plain-text lines: \\n is a newline, \\t a tab, \\r a "
         "carriage return and \\\\ a backslash, so one line can hold multi-line code (the "
         "format of `cgm demo --export`). By default lines are read verbatim, as CodeXGLUE "
-        "and sacrebleu read them.",
+        "and sacrebleu read them, with a warning when most lines of a file look escaped",
     )
-    group.add_argument("--raw-lines", action="store_true", help=argparse.SUPPRESS)  # the default
+    escapes.add_argument(
+        "--no-unescape", action="store_true",
+        help="read plain-text lines verbatim without that warning (\\n in a line is the "
+        "two characters \\ and n)",
+    )
+    escapes.add_argument("--raw-lines", action="store_true", dest="no_unescape",
+                         help=argparse.SUPPRESS)  # the earlier name of --no-unescape
 
 
 def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
@@ -389,8 +396,26 @@ def read_inputs(
         raise InputError("--system selects systems of a --graded file; give --graded FILE.")
     if not system_paths:
         raise InputError("No systems: give --predictions FILE (or --graded FILE).")
-    return read_outputs(system_paths, args.references, args.format, args.field,
-                        args.reference_field, args.unescape, getattr(args, "names", None))
+    import warnings
+
+    from ..io import EscapedLinesWarning, describe_escaped
+
+    unescape = True if args.unescape else False if args.no_unescape else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read = read_outputs(system_paths, args.references, args.format, args.field,
+                            args.reference_field, unescape, getattr(args, "names", None))
+    for warning in caught:
+        if isinstance(warning.message, EscapedLinesWarning):
+            from ._output import note
+
+            note(f"warning: {describe_escaped(warning.message.files)} Add --unescape to read "
+                 "\\n as a line break (--no-unescape: read the lines verbatim without this "
+                 "warning).")
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename,
+                                 warning.lineno)
+    return read
 
 
 def language(args: argparse.Namespace, paths: Sequence[str | None]) -> str | None:

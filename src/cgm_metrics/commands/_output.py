@@ -9,6 +9,7 @@ import contextlib
 import csv
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
@@ -73,9 +74,22 @@ def note(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+_LANG_KEYWORD = re.compile(r"\blang=(['\"])([^'\"\s]+)\1")
+
+
+def for_command_line(message: str) -> str:
+    """A library message as ``cgm`` shows it: the keyword argument ``lang='python'`` becomes
+    the option ``--lang python`` and `` `lang` `` becomes ``--lang``.
+
+    >>> for_command_line("CodeBLEU needs `lang`: one of c, python; e.g. lang='python'.")
+    'CodeBLEU needs --lang: one of c, python; e.g. --lang python.'
+    """
+    return _LANG_KEYWORD.sub(r"--lang \2", message).replace("`lang`", "--lang")
+
+
 def report_skipped(skipped: dict[str, str]) -> None:
     for name, reason in skipped.items():
-        note(f"note: metric {name} skipped: {reason}")
+        note(f"note: metric {name} skipped: {for_command_line(reason)}")
 
 
 def want_progress(args: argparse.Namespace) -> bool:

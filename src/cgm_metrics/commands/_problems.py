@@ -236,6 +236,8 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     names = system_names(list(system_paths), getattr(args, "names", None))
     samples = {name: scan_samples(path, problems)
                for name, path in zip(names, system_paths, strict=True)}
+    if not getattr(args, "extract", False):
+        warn_chat_answers(samples)
     metric_names = _metric_names(args, samples)
     if not metric_names:
         raise InputError("No metric to compute; name them with --metrics (e.g. pass@1).")
@@ -257,6 +259,20 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
         use_cache=not args.remeasure,
         extract=getattr(args, "extract", False),
     )
+
+
+def warn_chat_answers(samples: dict) -> None:
+    """A warning for every system whose samples look like chat answers (fenced code, prose
+    around it: :func:`cgm_metrics.execution.extract.looks_like_chat_answer`), counted when the
+    sample file was read, run without --extract."""
+    for name, sample_file in samples.items():
+        if sample_file.chat_answers:
+            _output.note(
+                f"warning: {sample_file.chat_answers} of {sample_file.n_samples} samples of "
+                f"{name} look like chat answers (a fenced code block, a reasoning section or "
+                "a chat token in the completion); run as they are, their programs fail on the "
+                "prose and fences. Add --extract to take the solution's code out of each "
+                "answer.")
 
 
 def check_output_paths(args: argparse.Namespace) -> None:

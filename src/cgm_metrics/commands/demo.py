@@ -113,8 +113,11 @@ def run(args: argparse.Namespace) -> int:
             print(path)
         print("The files hold one item per line with newlines escaped as \\n; read them "
               "with --unescape. Try:")
-        print(f"  cgm compare --unescape --references {args.export}/references.txt "
-              + " ".join(f"{args.export}/{name}.txt" for name in data["systems"]))
+        import shlex
+
+        files = [shlex.quote(f"{args.export}/{name}.txt") for name in data["systems"]]
+        print(f"  cgm compare --unescape --lang {data['lang']} --references "
+              f"{shlex.quote(args.export + '/references.txt')} {' '.join(files)}")
         return 0
     lang = data["lang"]
     metric_set = evaluation.load_metrics(args.metrics or evaluation.DEFAULT_METRICS, lang,

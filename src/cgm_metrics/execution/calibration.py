@@ -89,13 +89,19 @@ class SolutionRun:
     result: str
     cpu_time: float
     duration: float
+    #: an exception without a message: its type and the line that raised it (Verdict.detail)
+    detail: str | None = None
 
     def reason(self) -> str:
         """Why it failed, in a few words."""
         if self.status == "timeout":
             return (f"timed out ({self.cpu_time:.2f} s of CPU time, {self.duration:.2f} s "
                     "elapsed)")
-        return self.result
+        if self.result.removeprefix("failed:").strip():
+            return self.result
+        if self.detail:
+            return f"failed: {self.detail}"
+        return "failed: an exception without a message (a bare assert, say)"
 
 
 @dataclass
@@ -149,7 +155,7 @@ def _load(path: Path, problems: ProblemSet) -> list[SolutionRun | None] | None:
             else:
                 runs.append(SolutionRun(problem.task_id, bool(entry["passed"]), entry["status"],
                                         entry["result"], float(entry["cpu_time"]),
-                                        float(entry["duration"])))
+                                        float(entry["duration"]), entry.get("detail")))
         return runs
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # no cache, or one this version cannot read: measure again
@@ -162,7 +168,8 @@ def _save(path: Path, solutions: Solutions) -> None:
             "machine": machine(),
             "tasks": {run.task_id: {"passed": run.passed, "status": run.status,
                                     "result": run.result, "cpu_time": run.cpu_time,
-                                    "duration": run.duration}
+                                    "duration": run.duration,
+                                    **({"detail": run.detail} if run.detail else {})}
                       for run in solutions.runs if run is not None}}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -208,7 +215,7 @@ def run_solutions(
                                   require_isolation=require_isolation, progress=progress):
         found[index] = SolutionRun(problems.problems[index].task_id, verdict.passed,
                                    verdict.status, verdict.result, verdict.cpu_time,
-                                   verdict.duration)
+                                   verdict.duration, verdict.detail)
     solutions = Solutions(problems.path, digest, found, str(path), False, machine())
     _save(path, solutions)
     return solutions

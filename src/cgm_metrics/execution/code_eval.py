@@ -268,7 +268,7 @@ def compute_code_eval(
     left_out = []
     for value in ks:
         if (total >= value).all():
-            pass_at_k[f"pass@{value}"] = pass_at_k_per_task(total, correct, value).mean()
+            pass_at_k[f"pass@{value}"] = float(pass_at_k_per_task(total, correct, value).mean())
         else:
             left_out.append(value)
     if left_out:

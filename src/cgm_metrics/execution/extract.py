@@ -386,6 +386,22 @@ def _is_prose(line: str) -> bool:
         (";", "{", "}", ")", "end"))
 
 
+def looks_like_chat_answer(text: str) -> bool:
+    """``text`` (a sample's completion) looks like a chat model's answer rather than code: it
+    has a fenced block (a line opening with ```` ``` ```` or ``~~~``), a reasoning section
+    (``<think>``) or a chat token (``<|im_end|>``, ``</s>``, ...). Run as it is, such a
+    program does not parse or runs the prose; :func:`extract_code` (``--extract``) takes the
+    solution's code out of it.
+
+    >>> looks_like_chat_answer("Sure:\\n```python\\ndef f():\\n    return 1\\n```\\n")
+    True
+    >>> looks_like_chat_answer("    return sorted(set(xs))\\n")
+    False
+    """
+    return any(pattern.search(text) for pattern in (_FENCE, _THINK_OPEN, _THINK_CLOSE,
+                                                      _CHAT_TOKEN))
+
+
 def entry_point_of(prompt: str, language: str) -> str:
     """The name of the last function a prompt defines (its task's entry point), or ''."""
     rules = _part(_language(language))
@@ -925,6 +941,7 @@ __all__ = [
     "entry_point_of",
     "extract_code",
     "extract_solution",
+    "looks_like_chat_answer",
     "program_for_answer",
 ]
 

@@ -298,6 +298,8 @@ class SampleFile:
     path: str
     counts: np.ndarray  # samples per task, in problem order
     n_samples: int
+    #: samples whose completion looks like a chat answer (extract.looks_like_chat_answer)
+    chat_answers: int = 0
 
     @property
     def min_samples(self) -> int:
@@ -345,11 +347,16 @@ def _sample_rows(path: str | Path, problems: ProblemSet) -> Iterator[tuple[int, 
 
 
 def scan_samples(path: str | Path, problems: ProblemSet) -> SampleFile:
-    """Check a sample file against the problems and count the samples of each task; every
-    task needs at least one. Nothing of the file is kept but the counts."""
+    """Check a sample file against the problems and count the samples of each task (every
+    task needs at least one) and those that look like chat answers. Nothing of the file is
+    kept but the counts."""
+    from .extract import looks_like_chat_answer
+
     counts = np.zeros(len(problems), dtype=np.int64)
+    chat_answers = 0
     for _number, task, completions in _sample_rows(path, problems):
         counts[task] += len(completions)
+        chat_answers += sum(map(looks_like_chat_answer, completions))
     if not counts.any():
         raise InputError(f"{path}: no samples (the file is empty); give one line per sample, "
                          "{\"task_id\": ..., \"completion\": ...}.")
@@ -360,7 +367,7 @@ def scan_samples(path: str | Path, problems: ProblemSet) -> SampleFile:
             f"{len(problems)} tasks). Every task needs at least one sample: the systems are "
             "compared task by task."
         )
-    return SampleFile(str(path), counts, int(counts.sum()))
+    return SampleFile(str(path), counts, int(counts.sum()), chat_answers)
 
 
 def iter_samples(sample_file: SampleFile, problems: ProblemSet) -> Iterator[Sample]:

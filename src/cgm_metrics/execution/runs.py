@@ -22,6 +22,7 @@ ends the idle ones (they end with the process otherwise); code_eval's path
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
@@ -55,7 +56,10 @@ class Verdict:
     ``"cpu"``); for a program of another language than Python
     (a :class:`~cgm_metrics.execution.languages.LanguageProgram`), ``language`` and
     MultiPL-E's ``verdict`` (``"OK"``, ``"Exception"``, ``"SyntaxError"``, ``"Timeout"``...),
-    ``passed`` being ``verdict == "OK"``."""
+    ``passed`` being ``verdict == "OK"``. ``detail``: for a Python program that failed on an
+    exception without a message (``result`` is ``"failed: "``, as code_eval writes a bare
+    ``assert``), the exception and the program's line that raised it
+    (:func:`failure_detail`)."""
 
     passed: bool
     status: str
@@ -67,6 +71,7 @@ class Verdict:
     cpu_time: float = 0.0
     time_limit: float | None = None
     clock: str = "wall"
+    detail: str | None = None
 
     @property
     def time_used(self) -> float:
@@ -95,6 +100,31 @@ class Verdict:
         return record
 
 
+_FRAME = re.compile(r'^  File "<string>", line (\d+), in [^\n]*\n(?:    (\S[^\n]*)\n)?', re.M)
+
+
+def failure_detail(stderr: str) -> str | None:
+    """The exception and the program's line that raised it, from the traceback the sandbox
+    writes to a Python program's stderr, e.g. ``"AssertionError on line 5 of the program:
+    assert f(1) == 2"`` (None without one).
+
+    >>> failure_detail('Traceback (most recent call last):\\n  File "<string>", line 5, in '
+    ...                'check\\n    assert f(1) == 2\\n           ^^^^^^^^^\\nAssertionError\\n')
+    'AssertionError on line 5 of the program: assert f(1) == 2'
+    """
+    start = stderr.rfind("Traceback (most recent call last):")
+    if start < 0:
+        return None
+    text = stderr[start:]
+    frames = list(_FRAME.finditer(text))
+    last = [line for line in text.splitlines() if line.strip()][-1:]
+    if not frames or not last or last[0].startswith((" ", "\t")):
+        return None
+    line, source = frames[-1].group(1), frames[-1].group(2)
+    return (f"{last[0].strip()} on line {line} of the program"
+            + (f": {source.strip()}" if source else ""))
+
+
 def verdict_of(result: ExecutionResult, program: Any = None,
                limits: Limits | None = None) -> Verdict:
     """The verdict of ``result``, a run of ``program`` under ``limits``: by the rules of its
@@ -111,8 +141,10 @@ def verdict_of(result: ExecutionResult, program: Any = None,
                   else "failed" if named.status == "passed" else named.status)
         return Verdict(outcome.passed, status, outcome.message, named.limit, duration,
                        outcome.verdict, program.language, cpu_time, time_limit, clock)
+    detail = (failure_detail(result.stderr) if result.status == "failed"
+              and not result.result.removeprefix("failed:").strip() else None)
     return Verdict(bool(result.passed), result.status, result.result, result.limit, duration,
-                   cpu_time=cpu_time, time_limit=time_limit, clock=clock)
+                   cpu_time=cpu_time, time_limit=time_limit, clock=clock, detail=detail)
 
 
 def _own_limits(key: Any, limits: Limits, limits_for: Callable[[Any], Limits | None] | None

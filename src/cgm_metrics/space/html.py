@@ -158,6 +158,8 @@ def systems_html(result: dict[str, Any]) -> str:
              f"{html.escape(result['lang'])}; paired bootstrap, {result['n_resamples']} "
              f"resamples, seed {result['seed']}, p-values Holm-adjusted over all pairs, "
              f"alpha {result['alpha']}.</p>"]
+    parts += [f"<p class='note warning'>Warning: {html.escape(text)}</p>"
+              for text in result.get("warnings", ())]
     head = "".join(f"<th>{html.escape(n)} [95% CI]</th>" for n in names)
     rows = []
     for system in systems:

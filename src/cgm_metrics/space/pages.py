@@ -27,7 +27,8 @@ def side_by_side_page(lang: Any, reference: Any, candidates: Any) -> dict[str, A
 
 def compare_page(references: Any, systems: Any, lang: Any, metrics: Any,
                  unescape: bool = False) -> dict[str, Any]:
-    """``{"html", "plot_svg", "summary" (scores and pairs per metric), "skipped"}``."""
+    """``{"html", "plot_svg", "summary" (scores and pairs per metric), "skipped",
+    "warnings"}``."""
     result = compare_uploads(references, systems, lang, metrics, unescape=unescape)
     summary = {
         name: {"scores": entry["scores"], "pairs": entry["pairs"],
@@ -35,7 +36,7 @@ def compare_page(references: Any, systems: Any, lang: Any, metrics: Any,
         for name, entry in result["metrics"].items()
     }
     return {"html": systems_html(result), "plot_svg": differences_svg(result),
-            "summary": summary, "skipped": result["skipped"]}
+            "summary": summary, "skipped": result["skipped"], "warnings": result["warnings"]}
 
 
 def agreement_page(graded: Any, protocol: str, bins: Any) -> dict[str, Any]:

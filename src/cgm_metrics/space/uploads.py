@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import check_same_length, read_predictions, read_references, safe_name
+from ..io import (
+    check_same_length,
+    describe_escaped,
+    detect_format,
+    escaped_line_count,
+    read_predictions,
+    read_references,
+    safe_name,
+)
 from . import limits as _limits
 from .limits import SpaceInputError
 
@@ -122,3 +130,19 @@ def read_uploads(
                               "test needs at least 2 (ideally hundreds).")
     return references, systems, [_display_name(path) for path in all_paths]
 
+
+#: what the Space adds to :func:`cgm_metrics.io.describe_escaped`: its fix
+ESCAPED_FIX = (" Tick \u201cEscaped lines\u201d to read \\n as a line break (leave it unticked "
+               "only if the \\n are meant as the two characters).")
+
+
+def escaped_warning(references: list[list[str]], systems: dict[str, list[str]],
+                    files: list[str]) -> str | None:
+    """The warning for plain-text uploads read verbatim whose lines look like escaped
+    multi-line code (:func:`cgm_metrics.io.escaped_line_count`), or None. ``files``: the
+    display names, references first, then one per system in the order of ``systems``."""
+    texts = [(files[0], [refs[0] for refs in references])]
+    texts += [(name, items) for name, items in zip(files[1:], systems.values(), strict=True)]
+    found = [(name, count, len(items)) for name, items in texts
+             if detect_format(name) == "text" and (count := escaped_line_count(items))]
+    return describe_escaped(found) + ESCAPED_FIX if found else None

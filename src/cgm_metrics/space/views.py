@@ -31,7 +31,7 @@ from .limits import (
     plan_metrics,
     test_seconds,
 )
-from .uploads import _friendly, check_upload, read_uploads
+from .uploads import _friendly, check_upload, escaped_warning, read_uploads
 
 #: metrics built once for the life of the server (METEOR loads WordNet once)
 METRICS = evaluation.MetricCache()
@@ -243,7 +243,10 @@ def compare_uploads(
     (:meth:`cgm_metrics.evaluation.Evaluation.compare`, what ``cgm compare`` prints), plus
     the bootstrap differences for the plot.
 
-    Returns ``{"n_items", "lang", "systems", "skipped", "metrics": {name: {"scale",
+    Plain-text uploads are read verbatim unless ``unescape``; read so, files whose lines look
+    like escaped multi-line code get a warning (``"warnings"``).
+
+    Returns ``{"n_items", "lang", "systems", "skipped", "warnings", "metrics": {name: {"scale",
     "signature", "higher_is_better", "scores": {system: {"score", "low", "high"}}, "pairs":
     [{"a", "b", "delta" (b - a), "p_value", "p_adjusted", "significant", "mdd",
     "verdict"}]}}, "differences": {name: {"a vs b": ndarray of bootstrap B - A}}}``.
@@ -252,6 +255,7 @@ def compare_uploads(
     chosen = _chosen(metrics, DEFAULT_SYSTEM_METRICS)
     unescape = unescape is True
     references, systems, files = read_uploads(references_path, system_paths, unescape)
+    escaped = None if unescape else escaped_warning(references, systems, files)
     sizes = item_sizes(systems.values(), references)
     n_chars = sum(sizes)
     n_systems = len(systems)
@@ -283,7 +287,8 @@ def compare_uploads(
         raise SpaceInputError(str(error)) from None
     return {"n_items": len(references), "lang": lang, "systems": result.systems,
             "skipped": skipped, "metrics": result.rows(), "differences": result.differences(),
-            "seed": seed, "n_resamples": RESAMPLES, "alpha": ALPHA}
+            "seed": seed, "n_resamples": RESAMPLES, "alpha": ALPHA,
+            "warnings": [escaped] if escaped else []}
 
 
 # ---------------------------------------------------------------- agreement
