@@ -249,9 +249,10 @@ LANGUAGE_TRICK_VERDICTS = {("go", "test_main_runs_nothing"): "SyntaxError",
 # Each makes the wrong `add` reach the harness code after the test with status 0 without its
 # test having run, or with the test's failure path made harmless: filters in the runner's
 # inputs (arguments, flags, globals it reads at load), a fake or hidden test library, a test
-# turned into printed text, an exit made a no-op, traps that return success. Those of
-# TESTS_NOT_RUN run no test at all: the right program fails with them too. The first of each
-# language is the one the fix was written against; the others are variants.
+# turned into printed text, an exit made a no-op, traps that return success; the harness of
+# before passed every one. The first of each language is the one the fix was written
+# against; the others are variants (RIGHT_STILL_PASSES below says what the right program
+# does with each).
 NO_TEST_TRICKS: dict[str, dict[str, tuple[str, str]]] = {
     "go": {
         "init_appends_a_filter": (
@@ -266,61 +267,6 @@ NO_TEST_TRICKS: dict[str, dict[str, tuple[str, str]]] = {
             "    flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ContinueOnError)\n}\n")),
         "init_lists_instead": (
             "", 'func init() { os.Args = append(os.Args, "-test.list=.") }\n'),
-    },
-    "lua": {
-        "os_exit": ("", "os.exit(0)\n"),
-        "overridden_os_exit": ("", "local real_exit = os.exit\nos.exit = function() real_exit(0) end\n"),
-    },
-    "bash": {
-        "exit": ("", "exit 0\n"),
-        "exit_trap": ("", "trap 'exit 0' EXIT\n"),
-        "exec": ("", "exec true\n"),
-    },
-    "perl": {
-        "exit": ("", "exit 0;\n"),
-        "posix_exit": ("", "use POSIX ();\nPOSIX::_exit(0);\n"),
-        "end_block_status_0": ("", "END { $? = 0 }\n"),
-        "overridden_exit": ("", "BEGIN { *CORE::GLOBAL::exit = sub { CORE::exit(0) } }\n"),
-        "exec": ("", "exec 'true';\n"),
-    },
-}
-
-# tricks that do not even build here (our harness owns the name), with the verdict they get
-# or that go test's own -test.paniconexit0 already fails (an os.Exit(0) while a test runs)
-# or that the proof that the tests ran stops before (Perl's override of exit is refused once
-# the text compiled; Bash's `trap` is disabled before the program runs, so the test fails)
-LANGUAGE_TRICK_VERDICTS = {("go", "test_main_runs_nothing"): "SyntaxError",
-                           ("go", "exit_during_the_test"): "Exception",
-                           ("perl", "overridden_exit"): "Exception",
-                           ("bash", "exit_trap"): "Exception"}
-
-
-# --- the end is reached, but no test ran (or its failure path was defused) -------------------
-#
-# Each makes the wrong `add` reach the harness code after the test with status 0 without its
-# test having run, or with the test's failure path made harmless: filters in the runner's
-# inputs (arguments, flags, globals it reads at load), a fake or hidden test library, a test
-# turned into printed text, an exit made a no-op, traps that return success. Those of
-# TESTS_NOT_RUN run no test at all: the right program fails with them too. The first of each
-# language is the one the fix was written against; the others are variants.
-NO_TEST_TRICKS: dict[str, dict[str, tuple[str, str]]] = {
-    "go": {
-        "init_appends_a_filter": (
-            "", 'func init() { os.Args = append(os.Args, "-test.run=^$") }\n'),
-        "var_initializer_appends_a_filter": ("", (
-            "var early = func() int {\n"
-            '    os.Args = append(os.Args, "-test.run=NoSuchTest")\n    return 0\n}()\n')),
-        "init_sets_the_flag": (
-            "", 'func init() { testing.Init(); flag.Set("test.run", "^$") }\n'),
-        "init_sets_the_flag_and_hides_the_set": ("", (
-            "func init() {\n    testing.Init()\n    flag.Set(\"test.run\", \"^$\")\n"
-            "    flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ContinueOnError)\n}\n")),
-        "init_lists_instead": (
-            "", 'func init() { os.Args = append(os.Args, "-test.list=.") }\n'),
-        "goroutine_keeps_setting_the_flag": ("", (
-            "func init() {\n    testing.Init()\n"
-            "    go func() {\n        for {\n            flag.Set(\"test.run\", \"^$\")\n"
-            "        }\n    }()\n}\n")),
     },
     "lua": {
         "global_arg_excludes_every_test": ("", 'arg = {"--exclude", "."}\n'),
