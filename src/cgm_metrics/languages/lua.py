@@ -69,13 +69,15 @@ def _classify_run(step: Any) -> str:
 # token at its end. A pass proves the tests ran: luaunit is loaded on the text's first line,
 # before the program's code runs (so it reads the command line of ours, not a global `arg`
 # the program sets), and a runner of that luaunit runs the tests with arguments of ours;
-# the token follows only when the test library the test uses (its global `lu`) is that
-# luaunit with its functions as loaded, and as many tests ran and passed as the text defines
-# test functions (luaunit's rule: a global function whose name starts with "test").
+# the token follows only when the test library the test uses (its `lu`) is that luaunit
+# with its functions as loaded, the globals have no metatable (that could hide or swap
+# them), and as many tests ran and passed as the text defines test functions (luaunit's
+# rule: a global function whose name starts with "test").
 _RUN = "os.exit(lu.LuaUnit.run())"
 _TEST_FUNCTION = re.compile(r"^[ \t]*function[ \t]+([Tt][Ee][Ss][Tt][\w]*)[ \t]*\(", re.MULTILINE)
 _START = (
-    "local cgm_lu_ = require('luaunit'); local cgm_loaded_ = {}; "
+    "local cgm_lu_ = require('luaunit'); local cgm_loaded_ = {}; local cgm_pairs_, "
+    "cgm_rawequal_, cgm_rawget_, cgm_getmetatable_ = pairs, rawequal, rawget, getmetatable; "
     "for cgm_k_, cgm_v_ in pairs(cgm_lu_) do cgm_loaded_[cgm_k_] = cgm_v_ end; "
     "for cgm_k_, cgm_v_ in pairs(cgm_lu_.LuaUnit) do cgm_loaded_['LuaUnit.' .. cgm_k_] = cgm_v_ "
     "end; "
@@ -86,10 +88,11 @@ _WRITE = (
     'cgm_token_:read("a") .. "\\n"); cgm_verdict_:close(); cgm_token_:close()'
 )
 _END = (
-    "do local cgm_same_ = rawequal(rawget(_G, 'lu'), cgm_lu_); "
-    "for cgm_k_, cgm_v_ in pairs(cgm_loaded_) do local cgm_name_ = cgm_k_:match('^LuaUnit%.(.*)'); "
-    "cgm_same_ = cgm_same_ and rawequal(cgm_name_ and rawget(cgm_lu_.LuaUnit, cgm_name_) or "
-    "rawget(cgm_lu_, cgm_k_), cgm_v_) end; "
+    "do local cgm_same_ = cgm_rawequal_(lu, cgm_lu_) and cgm_getmetatable_(_G) == nil; "
+    "for cgm_k_, cgm_v_ in cgm_pairs_(cgm_loaded_) do "
+    "local cgm_name_ = cgm_k_:match('^LuaUnit%.(.*)'); cgm_same_ = cgm_same_ and "
+    "cgm_rawequal_(cgm_name_ and cgm_rawget_(cgm_lu_.LuaUnit, cgm_name_) or "
+    "cgm_rawget_(cgm_lu_, cgm_k_), cgm_v_) end; "
     "local cgm_runner_ = cgm_loaded_['LuaUnit.new'](); "
     "local cgm_failures_ = cgm_runner_:runSuite('--output', 'text'); "
     "local cgm_result_ = cgm_runner_.result; "
