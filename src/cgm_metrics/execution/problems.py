@@ -247,11 +247,12 @@ def untested(test: str, lang: Any = DEFAULT) -> bool:
     language = resolve(lang, "lang", part=None)
     if language.parsing is None:
         return False  # no grammar to tell comments with: the test runs as it is
-    # a PHP test follows the prompt's `<?php`: read in PHP mode, not as printed text
-    code = "<?php\n" + test if language.name == "php" else test
+    # as the grammar reads a test in its place (a PHP test after the prompt's `<?php`)
+    read = language.execution.parsed_test if language.execution is not None else None
+    code = read(test) if read is not None else test
     left = strip_comments(code, language.parsing)
-    if language.name == "php":
-        left = left.replace("<?php", "", 1)
+    if read is not None:
+        left = left.replace(read("").strip(), "", 1)  # what the reading added
     return not left.strip()
 
 

@@ -97,6 +97,7 @@ EXECUTION = ExecutionPart(
     tools=(Tool("php", ("php",), "php-cli"),),
     source="main.php",
     finish=_finish,
+    parsed_test=lambda test: "<?php\n" + test,
     proof=(
         "a statement after the text (back in PHP mode) writes the token; a text that leaves "
         "PHP mode before its end (its test printed, not run) fails, PHP's own tokenizer "
