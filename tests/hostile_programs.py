@@ -120,8 +120,8 @@ LANGUAGE_TASKS: dict[str, str] = {
         "test();\n"
     ),
     "go": (
-        "package add_test\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n)\n\n"
-        "var _ = os.Getpid\n\nfunc add(a int, b int) int {\n{body}    return a {op} b\n}\n{top}\n"
+        "package add_test\n\nimport (\n    \"flag\"\n    \"fmt\"\n    \"os\"\n    \"testing\"\n)\n\n"
+        "var _, _ = os.Getpid, flag.Parse\n\nfunc add(a int, b int) int {\n{body}    return a {op} b\n}\n{top}\n"
         "func TestAdd(t *testing.T) {\n  candidate := add\n"
         "  if fmt.Sprintf(\"%v\", candidate(2, 3)) != fmt.Sprintf(\"%v\", 5) {\n"
         "    t.Errorf(\"expected 5\")\n  }\n}\n"
@@ -150,7 +150,8 @@ LANGUAGE_TASKS: dict[str, str] = {
     "bash": (
         "#!/bin/bash\nadd() {\n{body}    echo $(( $1 {op} $2 ))\n}\n{top}\n"
         "candidate() {\n    add \"$@\"\n}\n\nset -e\nrun_test() {\n"
-        "    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n}\n\nrun_test\n"
+        "    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n    [[ $(candidate \"0\" \"0\") = \"0\" ]]\n}\n\n"
+        "run_test\n"
     ),
     "perl": (
         "sub add {\n    my($a, $b) = @_;\n{body}    return $a {op} $b;\n}\n{top}\n"
@@ -235,13 +236,106 @@ LANGUAGE_TRICKS: dict[str, dict[str, tuple[str, str]]] = {
 
 # tricks that do not even build here (our harness owns the name), with the verdict they get
 # or that go test's own -test.paniconexit0 already fails (an os.Exit(0) while a test runs)
+# or that the proof that the tests ran stops before (Perl's override of exit is refused once
+# the text compiled; Bash's `trap` is disabled before the program runs, so the test fails)
 LANGUAGE_TRICK_VERDICTS = {("go", "test_main_runs_nothing"): "SyntaxError",
-                           ("go", "exit_during_the_test"): "Exception"}
+                           ("go", "exit_during_the_test"): "Exception",
+                           ("perl", "overridden_exit"): "Exception",
+                           ("bash", "exit_trap"): "Exception"}
+
+
+# --- the end is reached, but no test ran (or its failure path was defused) -------------------
+#
+# Each makes the wrong `add` reach the harness code after the test with status 0 without its
+# test having run, or with the test's failure path made harmless: filters in the runner's
+# inputs (arguments, flags, globals it reads at load), a fake or hidden test library, a test
+# turned into printed text, an exit made a no-op, traps that return success; the harness of
+# before passed every one. The first of each language is the one the fix was written
+# against; the others are variants (RIGHT_STILL_PASSES below says what the right program
+# does with each).
+NO_TEST_TRICKS: dict[str, dict[str, tuple[str, str]]] = {
+    "go": {
+        "init_appends_a_filter": (
+            "", 'func init() { os.Args = append(os.Args, "-test.run=^$") }\n'),
+        "var_initializer_appends_a_filter": ("", (
+            "var early = func() int {\n"
+            '    os.Args = append(os.Args, "-test.run=NoSuchTest")\n    return 0\n}()\n')),
+        "init_sets_the_flag": (
+            "", 'func init() { testing.Init(); flag.Set("test.run", "^$") }\n'),
+        "init_sets_the_flag_and_hides_the_set": ("", (
+            "func init() {\n    testing.Init()\n    flag.Set(\"test.run\", \"^$\")\n"
+            "    flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ContinueOnError)\n}\n")),
+        "init_lists_instead": (
+            "", 'func init() { os.Args = append(os.Args, "-test.list=.") }\n'),
+    },
+    "lua": {
+        "global_arg_excludes_every_test": ("", 'arg = {"--exclude", "."}\n'),
+        "global_arg_pattern_matches_nothing": ("", 'arg[1] = "-p"\narg[2] = "^nothing$"\n'),
+        "fake_luaunit": ("", (
+            "package.loaded.luaunit = {assertEquals = function() end,\n"
+            "  LuaUnit = {run = function() return 0 end}}\n")),
+        "hidden_test_function": ("", (
+            "setmetatable(_G, {__newindex = function(t, k, v)\n"
+            "  rawset(t, k:gsub('^test', 'hidden'), v) end})\n")),
+        "assertion_made_a_no_op": (
+            "", "require('luaunit').assertEquals = function() end\n"),
+    },
+    "ruby": {
+        "argv_filters_every_test": ("", 'ARGV.replace(["--name=nothing"])\n'),
+        "argv_filters_the_test_case": ("", 'ARGV << "--testcase=Nothing"\n'),
+        "fake_test_unit_and_swallowed_require": ("", (
+            "module Test; module Unit; class TestCase; def self.method_missing(*) end; end; "
+            "end; end\ndef require(*) true end\n")),
+        "replaced_test_unit": ("", (
+            "require 'test/unit'\nTest.send(:remove_const, :Unit)\n"
+            "module Test; module Unit; class TestCase; end; end; end\n"
+            "$LOADED_FEATURES << 'test/unit.rb'\n")),
+        "test_methods_made_private": ("", (
+            "require 'test/unit'\nclass Test::Unit::TestCase\n"
+            "  def self.method_added(name) private(name) if name.to_s.start_with?('test') end\n"
+            "end\n")),
+    },
+    "perl": {
+        "global_exit_made_a_no_op": ("", "BEGIN { *CORE::GLOBAL::exit = sub {} }\n"),
+        "exit_overridden_in_the_package": ("", "use subs 'exit';\nsub exit {}\n"),
+        "exit_imported_into_main": (
+            "", "BEGIN { package Other; *main::exit = sub { 0 } }\n"),
+        "no_op_exit_that_removes_itself": ("", (
+            "BEGIN { *CORE::GLOBAL::exit = sub { delete $CORE::GLOBAL::{exit} } }\n")),
+    },
+    "bash": {
+        "err_trap_returns_0": ("", "set -E\ntrap 'return 0' ERR\n"),
+        "err_trap_removes_itself": ("", "set -E\ntrap 'trap - ERR; set +E; return 0' ERR\n"),
+        "builtin_trap": ("", "set -E\nbuiltin trap 'return 0' ERR\n"),
+        "set_shadowed": ("", "set() { :; }\n"),
+        "command_trap_and_errtrace": (
+            "", "command trap 'return 0' ERR\nset -o errtrace\n"),
+    },
+    "php": {
+        "close_tag_prints_the_test": ("", "?>\n"),
+        "close_tag_in_a_comment": ("", "// the end ?>\n"),
+        "close_tag_after_a_statement": ("", "echo ''; ?>"),
+        "short_open_tag_prints_the_test": ("", "?>\n<?"),
+    },
+}
+# the tricks after which the right program still passes: the harness put the runner's inputs
+# back, or the trick could not be set up (Bash's `trap` is disabled); with every other trick
+# of NO_TEST_TRICKS the right program fails too (no test ran, or the program was refused),
+# but for PHP's short open tag, which is PHP mode only where short_open_tag is on
+RIGHT_STILL_PASSES = {("go", name) for name in NO_TEST_TRICKS["go"]} | {
+    ("lua", "global_arg_excludes_every_test"), ("lua", "global_arg_pattern_matches_nothing"),
+    ("ruby", "argv_filters_every_test"), ("ruby", "argv_filters_the_test_case"),
+    ("ruby", "fake_test_unit_and_swallowed_require"), ("bash", "err_trap_returns_0"),
+    ("bash", "err_trap_removes_itself"), ("bash", "builtin_trap"),
+    ("bash", "command_trap_and_errtrace")}
+EITHER = {("php", "short_open_tag_prints_the_test")}
 
 
 def language_program(lang: str, right: bool, trick: str | None = None) -> str:
-    """The task `add` of ``lang``, right (a + b) or wrong (a - b), with a trick or none."""
-    body, top = LANGUAGE_TRICKS[lang][trick] if trick else ("", "")
+    """The task `add` of ``lang``, right (a + b) or wrong (a - b), with a trick or none (of
+    LANGUAGE_TRICKS or NO_TEST_TRICKS)."""
+    tricks = {**LANGUAGE_TRICKS.get(lang, {}), **NO_TEST_TRICKS.get(lang, {})}
+    body, top = tricks[trick] if trick else ("", "")
     op = "+" if right else "-"
     return (LANGUAGE_TASKS[lang].replace("{body}", body).replace("{top}", top)
             .replace("{op}", op))

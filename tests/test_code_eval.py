@@ -25,6 +25,7 @@ from conftest import METRICS_DIR
 from hostile_programs import EARLY_EXIT_TRICKS, FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
 
 from cgm_metrics.execution.code_eval import compute_code_eval
+from cgm_metrics.execution.problems import untested
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -379,20 +380,30 @@ def test_an_oversized_or_unencodable_candidate_is_that_sample_s_failure(opted_in
 
 def test_the_module_names_an_unencodable_candidate_and_an_empty_test(opted_in):
     """Through evaluate (Arrow stores UTF-8 only), a lone surrogate is an error naming the
-    candidate, never pyarrow's; an empty or blank test is refused by its index (every
-    candidate would pass untested)."""
+    candidate, never pyarrow's; an empty or blank test, or one of comments only in its
+    language, is refused by its index (every candidate would pass untested)."""
     module = load("cgm/code_eval")
     with pytest.raises(ValueError, match=r"`predictions\[0\]\[1\]` is not valid text"):
         module.compute(predictions=[["x = 1", "x = '\udcff'"]], references=["assert x"], k=[1])
     with pytest.raises(ValueError, match=r"`references\[1\]` is not valid text"):
         module.compute(predictions=[["x = 1"], ["x = 1"]],
                        references=["assert x", "assert '\udcff'"], k=[1])
-    for blank in ("", "  \n\t"):
+    for blank in ("", "  \n\t", "# TODO", "# tests\n\n  # later\n", '"""the tests"""\n'):
         with pytest.raises(ValueError, match=r"`references\[1\]` is an empty test program"):
             module.compute(predictions=[["x = 1"], ["x = 1"]], references=["assert x", blank],
                            k=[1])
         with pytest.raises(ValueError, match=r"`references\[0\]` is an empty test program"):
             compute_code_eval([["x = 1"]], [blank], k=[1])
+    for comment in ("// tests", "/* the tests */\n// later\n"):
+        with pytest.raises(ValueError, match=r"`references\[0\]` is an empty test program "
+                                             r"\(only whitespace and comments\)"):
+            compute_code_eval([["let x = 1;"]], [comment], k=[1], lang="javascript")
+    # comments are the test's language's: `// tests` is code in Python (that fails), and
+    # `# tests` in JavaScript; a comment beside code leaves the code
+    assert untested("// tests", "javascript") and not untested("// tests", "python")
+    assert untested("# tests", "python") and not untested("# tests", "javascript")
+    assert not untested("assert f(1) == 2  # the test", "python")
+    assert untested("-- tests", "lua") and untested("// tests", "php")
 
 
 # --- inputs code_eval would misread, and the extras ------------------------------------------

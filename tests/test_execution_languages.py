@@ -27,10 +27,13 @@ from collections import Counter
 import pytest
 from conftest import DATA, METRICS_DIR
 from hostile_programs import (
+    EITHER,
     LANGUAGE_TRICK_VERDICTS,
     LANGUAGE_TRICKS,
     MEMORY_BOMBS,
+    NO_TEST_TRICKS,
     OUTPUT_FLOODS,
+    RIGHT_STILL_PASSES,
     language_program,
     needs_sandbox,
 )
@@ -259,6 +262,33 @@ def test_an_early_ending_with_status_0_fails(lang):
         assert outcome.message == (
             "failed: Exception (running: the program ended (exit status 0) before its tests "
             "finished)"), detail
+
+
+@needs_sandbox
+@pytest.mark.parametrize("lang", list(NO_TEST_TRICKS))
+def test_a_pass_proves_that_the_tests_ran(lang):
+    """Each trick (tests/hostile_programs.py NO_TEST_TRICKS) lets a wrong `add` reach the
+    harness code after its test with status 0 without the test having run (a filter in the
+    runner's arguments, flags or globals, a fake or hidden test library, the test printed as
+    text) or with its failure path defused (exit made a no-op, a trap returning success):
+    with the harness of before, every one of them passed. Here the wrong program fails with
+    each; the right one still passes where the harness put the runner's inputs back or the
+    trick could not be set up, and fails too where no test ran or the program was refused."""
+    _toolchain_or_skip(lang)
+    tricks = list(NO_TEST_TRICKS[lang])
+    texts = [language_program(lang, False, trick) for trick in tricks]
+    texts += [language_program(lang, True, trick) for trick in tricks]
+    outcomes = run_sources(texts, lang, num_workers=2, limits=Limits(timeout=20.0),
+                           allow_code_execution=True)
+    wrong, right = outcomes[: len(tricks)], outcomes[len(tricks) :]
+    for trick, outcome, right_outcome in zip(tricks, wrong, right, strict=True):
+        step = outcome.result.steps[-1]
+        detail = f"{lang} {trick}: {outcome.message}; {step.stdout[-300:]!r} {step.stderr[-300:]!r}"
+        assert not outcome.passed and outcome.verdict != "OK", detail
+        if (lang, trick) in EITHER:
+            continue
+        detail = f"{lang} {trick} (right): {right_outcome.message}"
+        assert right_outcome.passed == ((lang, trick) in RIGHT_STILL_PASSES), detail
 
 
 @needs_sandbox

@@ -536,7 +536,14 @@ BAD_PROBLEMS = [
     (['{"task_id": [1], "prompt": "", "test": "assert f", "entry_point": "f"}'],
      r"p\.jsonl, line 1: 'task_id' must be a string or a whole number"),
     (['{"task_id": "a", "prompt": "", "test": " \\n", "entry_point": "f"}'],
-     r"p\.jsonl, line 1 \(task a\): 'test' is empty: every sample would pass"),
+     r"p\.jsonl, line 1 \(task a\): 'test' is empty \(only whitespace and comments\): every "
+     r"sample would pass"),
+    # a test of comments only tests nothing either, in the task's language
+    (['{"task_id": "a", "prompt": "", "test": "# TODO\\n", "entry_point": "f"}'],
+     r"p\.jsonl, line 1 \(task a\): 'test' is empty \(only whitespace and comments\)"),
+    (['{"task_id": "a", "prompt": "", "test": "// tests\\n/* later */", "entry_point": "f", '
+      '"language": "javascript"}'],
+     r"p\.jsonl, line 1 \(task a\): 'test' is empty \(only whitespace and comments\)"),
     (['{"task_id": "a", "prompt": "", "test": "assert f", "entry_point": "f"', ''],
      r"p\.jsonl, line 1: malformed JSON"),
 ]

@@ -45,7 +45,7 @@ from ..languages import DEFAULT_LANGUAGE
 from ..maths.edit_sim.similarity import check_unit, combined_values, edit_similarity
 from ..maths.passk import pass_at_k_per_task
 from .languages import get_language, run_sources
-from .problems import candidate_program
+from .problems import candidate_program, untested
 from .sandbox import (
     ENV_SWITCH,
     check_count,
@@ -127,7 +127,7 @@ def check_storable(predictions: Any = None, references: Any = None) -> None:
             check(test, f"references[{index}]")
 
 
-def _check_tests(references: Any, n_tasks: int) -> list[str]:
+def _check_tests(references: Any, n_tasks: int, lang: Any = DEFAULT_LANGUAGE) -> list[str]:
     if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
         if hasattr(references, "tolist"):
             references = references.tolist()
@@ -145,9 +145,10 @@ def _check_tests(references: Any, n_tasks: int) -> list[str]:
     for index, test in enumerate(references):
         if not isinstance(test, str):
             raise TypeError(f"`references[{index}]` is {type(test).__name__}, not a string.")
-        if not test.strip():
+        if untested(test, lang):
             raise ValueError(
-                f"`references[{index}]` is an empty test program: every candidate of task "
+                f"`references[{index}]` is an empty test program (only whitespace and "
+                f"comments): every candidate of task "
                 f"{index} would pass without being tested. Give the task's tests (its asserts)."
             )
     return references
@@ -205,7 +206,7 @@ def compute_code_eval(
     tasks = check_candidates(predictions)
     if not tasks:
         raise ValueError("`predictions` is empty; give at least one task with candidates.")
-    tests = _check_tests(references, len(tasks))
+    tests = _check_tests(references, len(tasks), language.name)
     ks = check_ks(k)
     workers = check_count(num_workers, "num_workers", 1, 1024)
     limits = check_limits(language.default_timeout if timeout is None else timeout, memory_mb,

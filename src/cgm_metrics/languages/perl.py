@@ -92,8 +92,23 @@ def _classify_run(step: Any) -> str:
     return "OK"
 
 # the completion proof: a block after the test's last statement writes the token (an exit,
-# a die, an exec, a __DATA__/__END__ or an unclosed POD block before it leaves none)
+# a die, an exec, a __DATA__/__END__ or an unclosed POD block before it leaves none). The
+# test fails with `exit 1`: a program that makes that exit harmless (an override of exit,
+# global through CORE::GLOBAL::exit or in the test's package, `use subs` or an imported sub)
+# is refused when the text has been compiled, before anything of it runs (the check is a
+# BEGIN block after the test, so an override that would remove itself when called is still
+# there).
 _END = f"""
+;BEGIN {{
+    no strict "refs";
+    for my $cgm_name_ ("CORE::GLOBAL::exit", __PACKAGE__ . "::exit", "main::exit") {{
+        if (CORE::exists &{{$cgm_name_}} or CORE::defined &{{$cgm_name_}}) {{
+            CORE::print STDERR "ERROR: the program overrides exit ($cgm_name_), the way its "
+                . "test fails: refused\\n";
+            CORE::exit 1;
+        }}
+    }}
+}}
 ;{{
     CORE::open(my $cgm_token_, "<", "{TOKEN}") or die "cannot read the run's token: $!";
     my $cgm_line_ = "passed " . CORE::do {{ local $/; <$cgm_token_> }} . "\\n";
@@ -114,7 +129,9 @@ EXECUTION = ExecutionPart(
     source="main.pl",
     finish=lambda text: text + "\n" + _END,
     proof=(
-        "a block after the text writes the token (an exit, die or exec before it leaves none)"
+        "a block after the text writes the token (an exit, die or exec before it leaves "
+        "none); a text that overrides exit (the test's failure path) is refused once "
+        "compiled, before it runs"
     ),
     memory_errors=("Out of memory",),
     commands=(Command(("{perl}", "{source}"), vouch=True),),

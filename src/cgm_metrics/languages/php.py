@@ -70,16 +70,39 @@ _END = (
 )
 
 
+# A pass proves the test ran as PHP: a text that leaves PHP mode before its end (a `?>`,
+# in code or in a line comment, after which the test would be printed, not run) fails. PHP's
+# own tokenizer decides, on a block of ours before the text on its first line (line numbers
+# stay): it reads the file before any code of the program runs, and ends the run when inline
+# text (other than whitespace) follows the program's first opening tag.
+_START = (
+    "<?php (static function () { $cgm_ours = true; $cgm_open = false; "
+    "foreach (\\token_get_all(\\file_get_contents(__FILE__)) as $cgm_token) { "
+    "if (!\\is_array($cgm_token)) { continue; } "
+    "if ($cgm_ours) { $cgm_ours = $cgm_token[0] !== \\T_CLOSE_TAG; continue; } "
+    "if ($cgm_token[0] === \\T_OPEN_TAG || $cgm_token[0] === \\T_OPEN_TAG_WITH_ECHO) { "
+    "$cgm_open = true; } "
+    "elseif ($cgm_open && $cgm_token[0] === \\T_INLINE_HTML && \\trim($cgm_token[1]) !== '') { "
+    "\\fwrite(\\STDERR, \"the program leaves PHP mode before its end (line $cgm_token[2]): \" "
+    ". \"what follows would be printed, not run\\n\"); exit(1); } } })(); ?>"
+)
+
+
 def _finish(text: str) -> str:
     closed = text.rstrip().endswith("?>")
-    return text + ("<?php " if closed else "\n?><?php ") + _END
+    return _START + text + ("<?php " if closed else "\n?><?php ") + _END
 
 
 EXECUTION = ExecutionPart(
     tools=(Tool("php", ("php",), "php-cli"),),
     source="main.php",
     finish=_finish,
-    proof="a statement after the text (back in PHP mode) writes the token",
+    parsed_test=lambda test: "<?php\n" + test,
+    proof=(
+        "a statement after the text (back in PHP mode) writes the token; a text that leaves "
+        "PHP mode before its end (its test printed, not run) fails, PHP's own tokenizer "
+        "reading the file before the program's code runs"
+    ),
     memory_errors=("Allowed memory size of", "Out of memory"),
     commands=(Command(("{php}", "{source}"), vouch=True),),
     classify_run=_classify_run,

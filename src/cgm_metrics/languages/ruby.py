@@ -1,5 +1,6 @@
 """Ruby: everything the library knows of it."""
 
+import re
 from typing import Any
 
 from . import Language
@@ -54,28 +55,62 @@ def _classify_run(step: Any) -> str:
 
 # the completion proof: test-unit runs the tests at exit, after every exit handler the
 # program registered before it; here they run at the end of the text instead, and the token
-# follows a pass
-_END = f"""
-if defined?(::Test::Unit::AutoRunner) && ::Test::Unit::AutoRunner.respond_to?(:need_auto_run=)
-  ::Test::Unit::AutoRunner.need_auto_run = false
-  cgm_tests_passed_ = ::Test::Unit::AutoRunner.run
-else
-  cgm_tests_passed_ = true
+# follows a pass. A pass proves the tests ran: in a text that uses test-unit, it is loaded on
+# the first line, before the program's code (a program that defines a fake Test::Unit or
+# swallows `require` changes nothing, and a test-unit that cannot load fails the run), and
+# the tests run through the collector and runner held from then, without command-line
+# arguments or a configuration file (ARGV and test-unit.yml are not read); the token follows
+# only when they passed, none was omitted or pending, and at least as many ran as the test
+# defines test methods (``def test...`` after its first ``< Test::Unit::TestCase``).
+_USES_TEST_UNIT = re.compile(r"test/unit|Test::Unit")
+_TEST_CASE = re.compile(r"<\s*(?:::)?Test::Unit::TestCase\b")
+_TEST_METHOD = re.compile(r"^[ \t]*def[ \t]+(test\w*[?!]?)", re.MULTILINE)
+_START = (
+    'require "test/unit"; require "test/unit/collector/descendant"; '
+    'require "test/unit/ui/console/testrunner"; cgm_auto_runner_ = ::Test::Unit::AutoRunner; '
+    "cgm_collector_ = ::Test::Unit::Collector::Descendant; "
+    "cgm_runner_ = ::Test::Unit::UI::Console::TestRunner; "
+)
+_WRITE = (
+    f'::File.open("{VERDICT}", "a") {{ |verdict| verdict.write("passed " + '
+    f'::File.binread("{TOKEN}") + "\\n") }}'
+)
+_RUN = """
+cgm_auto_runner_.need_auto_run = false
+cgm_result_ = cgm_runner_.new(cgm_collector_.new.collect("main"), output_level: nil).start
+cgm_tests_passed_ = cgm_result_.passed?
+if cgm_tests_passed_ && !(cgm_result_.run_count >= {count} && cgm_result_.omission_count == 0 &&
+                          cgm_result_.pending_count == 0)
+  ::STDOUT.puts "not every test of the program ran and passed: {count} test methods, " \\
+    "#{cgm_result_.run_count} ran, #{cgm_result_.omission_count} omitted, " \\
+    "#{cgm_result_.pending_count} pending"
+  cgm_tests_passed_ = false
 end
 if cgm_tests_passed_
-  ::File.open("{VERDICT}", "a") {{ |verdict| verdict.write("passed " + ::File.binread("{TOKEN}") + "\\n") }}
+  {write}
 end
 exit(cgm_tests_passed_ ? true : false)
 """
 
 
+def _finish(text: str) -> str:
+    if not _USES_TEST_UNIT.search(text):
+        return text + "\n" + _WRITE + "\n"  # no test-unit: the token after the text
+    case = _TEST_CASE.search(text)
+    methods = set(_TEST_METHOD.findall(text, case.end())) if case else set()
+    end = _RUN.replace("{count}", str(max(1, len(methods)))).replace("{write}", _WRITE)
+    return _START + text + "\n" + end
+
+
 EXECUTION = ExecutionPart(
     tools=(Tool("ruby", ("ruby",), "ruby"),),
     source="main.rb",
-    finish=lambda text: text + "\n" + _END,
+    finish=_finish,
     proof=(
-        "test-unit's tests run at the end of the text (not at exit, after the program's own "
-        "exit handlers), and the token follows when they passed"
+        "test-unit is loaded on the first line, before the program's code; its tests run at "
+        "the end of the text (not at exit, after the program's own exit handlers) through "
+        "the collector and runner held from then, without command-line arguments, and the "
+        "token follows when they passed and at least as many ran as the test defines"
     ),
     memory_errors=("NoMemoryError", "failed to allocate memory"),
     commands=(Command(("{ruby}", "{source}"), vouch=True),),
