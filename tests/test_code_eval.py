@@ -22,7 +22,14 @@ import pytest
 import sandbox_venvs
 from _peers import require
 from conftest import METRICS_DIR
-from hostile_programs import EARLY_EXIT_TRICKS, FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
+from hostile_programs import (
+    CHANNEL_JUNK_THEN_PASS,
+    EARLY_EXIT_TRICKS,
+    FAILING_TEST,
+    HOSTILE_CANDIDATES,
+    STATUS_FORGERS,
+    needs_sandbox,
+)
 
 from cgm_metrics.execution.code_eval import compute_code_eval
 
@@ -233,6 +240,28 @@ def test_hostile_programs_cannot_pass(opted_in):
     passed = {name: results[i][0][1]["passed"] for i, name in enumerate(names)}
     assert passed == dict.fromkeys(names, False)
     assert pass_at_k == {"pass@1": 0.0}
+
+
+@needs_sandbox
+def test_a_program_cannot_choose_its_status_through_the_verdict_channel(opted_in):
+    """Failing programs that write to the harness's verdict channel (a nesting no recursive
+    parser reads, result lines of their own naming a timeout, memory_mb or a made-up limit)
+    are plain failures: status "failed", no limit, "failed: ..." as their result; the run
+    goes on and keeps every verdict (the right program beside them passes, a right one that
+    wrote junk to the channel too)."""
+    names = list(STATUS_FORGERS)
+    candidates = [[f"def f(x):\n    return x\n{STATUS_FORGERS[name]}"] for name in names]
+    candidates += [["def f(x):\n    return x + 1\n"],
+                   [f"def f(x):\n    return x + 1\n{CHANNEL_JUNK_THEN_PASS}"]]
+    pass_at_k, results = compute_code_eval(
+        candidates, [FAILING_TEST] * len(candidates), k=[1], timeout=3.0, num_workers=2,
+        allow_code_execution=True)
+    found = {name: (results[i][0][1]["passed"], results[i][0][1]["status"],
+                    results[i][0][1]["limit"], results[i][0][1]["result"].startswith("failed"))
+             for i, name in enumerate(names)}
+    assert found == dict.fromkeys(names, (False, "failed", None, True))
+    assert [results[i][0][1]["passed"] for i in (len(names), len(names) + 1)] == [True, True]
+    assert pass_at_k["pass@1"] == pytest.approx(2 / len(candidates))
 
 
 @needs_sandbox

@@ -50,6 +50,8 @@ are written into that directory first.
 from __future__ import annotations
 
 import atexit
+import hashlib
+import hmac
 import itertools
 import json
 import math
@@ -681,25 +683,53 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+#: the limits a Python step's result line may name (its exception's); no other name is taken
+RUNNER_LIMITS = ("memory_mb", "max_processes", "max_file_mb", "open_files")
+#: the longest verdict-channel line the host reads (the runner's result line is shorter)
+_VERDICT_LINE_LIMIT = 64 * 1024
+
+
 def _parse_verdict(text: str, nonce: str) -> tuple[bool, str | None, str | None]:
-    """Whether the runner vouched for the run (the nonce line), its last result and limit."""
+    """Whether the runner vouched for the run (the nonce line), its result and the limit its
+    exception points to. Only the runner's own lines count: the pass line, and a result line
+    ``result <mac> <json>`` whose mac (a keyed BLAKE2b, the nonce its key) is valid; the first
+    such line is taken. Anything else on the channel (what the program wrote there, however
+    long or nested) is skipped without being parsed."""
     vouched, result, limit = False, None, None
+    passed_line = f"passed {nonce}"
+    key = nonce.encode("ascii")
     for line in text.splitlines():
-        if line == f"passed {nonce}":
+        if line == passed_line:
             vouched = True
             continue
+        if result is not None or not line.startswith("result ") or (
+                len(line) > _VERDICT_LINE_LIMIT):
+            continue
+        _, mac, payload = (line.split(" ", 2) + ["", ""])[:3]
         try:
-            record = json.loads(line)
+            data = payload.encode("ascii")
+        except UnicodeEncodeError:
+            continue
+        expected = hashlib.blake2b(data, key=key, digest_size=16).hexdigest()
+        if not hmac.compare_digest(mac, expected):
+            continue
+        try:  # the runner's own text (its mac is valid): a flat object, at most this line long
+            record = json.loads(payload)
         except ValueError:
             continue
         if isinstance(record, dict) and isinstance(record.get("result"), str):
             result = record["result"]
-            limit = record.get("limit") if isinstance(record.get("limit"), str) else None
+            named = record.get("limit")
+            limit = named if named in RUNNER_LIMITS or named == "timeout" else None
     return vouched, result, limit
 
 
 def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None = None,
-                 max_file_bytes: int = 0) -> StepResult:
+                 max_file_bytes: int = 0, timeout: float | None = None) -> StepResult:
+    """A step's outcome from what the sandbox observed: its wait status, the worker's timer,
+    its CPU time, the size of its output, and (a Python step) the runner's result line, whose
+    mac proves the runner wrote it; a timeout the runner reports counts only when the step
+    lasted its wall-clock limit (``timeout``). Nothing else the program wrote decides."""
     status_word = int(record["wait_status"])
     if os.WIFSIGNALED(status_word):
         signal_number = os.WTERMSIG(status_word)
@@ -712,8 +742,16 @@ def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None
     # limit stopped it
     timed_out = bool(record.get("timed_out")) or (cpu_seconds is not None
                                                   and cpu_time > cpu_seconds)
+    runner_timeout = False
     if step.python is not None:
         vouched, result, limit = _parse_verdict(record.get("verdict", ""), nonce)
+        if limit == "timeout" or result == "timed out":
+            # the runner's timer (code_eval's "timed out"): the step lasted its limit
+            runner_timeout = timeout is not None and (
+                float(record.get("duration", 0.0)) >= timeout - 0.005)
+            limit = None
+            if not runner_timeout:
+                result = None
     elif step.vouch:  # the token line alone: what else the program wrote there says nothing
         vouched = f"passed {nonce}" in record.get("verdict", "").splitlines()
         result, limit = None, None
@@ -722,12 +760,12 @@ def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None
     passed = vouched and returncode == 0 and not timed_out
     if passed:
         status, result, limit = "passed", "passed", None
-    elif timed_out or signal_number == getattr(signal, "SIGXCPU", -1) or result == "timed out":
+    elif timed_out or signal_number == getattr(signal, "SIGXCPU", -1) or runner_timeout:
         status, result, limit = "timeout", "timed out", "timeout"
     elif signal_number == getattr(signal, "SIGXFSZ", -1):
         status, limit = "killed", "max_file_mb"
         result = "failed: killed by SIGXFSZ (the file size limit)"
-    elif limit is not None:
+    elif limit in RUNNER_LIMITS:  # the runner saw the program's exception come from a limit
         status = "killed"
     elif max_file_bytes and int(record.get("output_bytes", 0)) >= max_file_bytes:
         # its output reached the file size limit: a process of it ended by SIGXFSZ (a shell
@@ -739,7 +777,7 @@ def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None
     if result is None or result == "passed" and not passed:
         if signal_number is not None:
             result = f"failed: killed by {_signal_name(signal_number)}"
-        elif step.python is not None or step.vouch and returncode == 0:
+        elif returncode == 0 and (step.python is not None or step.vouch):
             result = ENDED_EARLY.format(status=returncode)
         else:
             result = f"failed: exit status {returncode}"
@@ -1057,8 +1095,9 @@ class Sandbox:
                 + self._stderr_tail()
             )
         results = tuple(
-            _step_result(step, record, nonce, cpu, limits.max_file_mb * 1024 * 1024)
-            for step, record, cpu in zip(steps, records, cpu_limits, strict=False)
+            _step_result(step, record, nonce, cpu, limits.max_file_mb * 1024 * 1024, seconds)
+            for step, record, cpu, seconds in zip(steps, records, cpu_limits, timeouts,
+                                                  strict=False)
         )
         last = results[-1]
         passed = len(results) == len(steps) and all(r.passed for r in results)
