@@ -309,8 +309,9 @@ MEMORY_BOMBS: dict[str, str] = {
 # programs that allocate nothing but print what the language's runtime prints when an
 # allocation fails, then fail: the same plain failure as a real one (text names no limit)
 MEMORY_LIARS: dict[str, str] = {
-    "cpp": ("#include <cstdio>\nint main() {\n    std::fputs(\"terminate called after throwing "
-            "an instance of 'std::bad_alloc'\\n\", stderr);\n    return 1;\n}\n"),
+    "cpp": ("#include <cstdio>\n#include <cstdlib>\nint main() {\n    std::fputs(\"terminate "
+            "called after throwing an instance of 'std::bad_alloc'\\n\", stderr);\n"
+            "    std::exit(1);\n}\n"),
     "java": ("class Problem {\n    public static void main(String[] a) {\n"
              "        System.err.println(\"java.lang.OutOfMemoryError: Java heap space\");\n"
              "        System.exit(1);\n    }\n}\n"),
