@@ -528,6 +528,40 @@ def _caller_folders() -> set[str]:
     return folders | {os.path.realpath(folder) for folder in folders}
 
 
+# folders whose every subfolder belongs to the system (never a caller's folder to hide)
+_SYSTEM_TREES = ("/bin", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run",
+                 "/sbin", "/sys", "/tmp", "/var/tmp", "/dev/shm")
+# folders whose direct subfolders belong to the system (/usr/lib, /usr/local/bin, /var/lib)
+_SYSTEM_PARENTS = ("/usr", "/usr/local", "/var")
+#: the folders where programs look for commands (their own PATH)
+PROGRAM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+
+
+def caller_dirs(shown: Iterable[str] = ()) -> list[str]:
+    """The caller's current and script folders, which every run sees empty wherever they are:
+    also inside a folder it otherwise sees (a project in ``/usr/local/src/...``,
+    ``/var/lib/...``, or in a folder of ``/opt`` shown for an interpreter). Not the system's
+    own folders, whose files programs need: the root, the folders of :data:`SYSTEM_DIRS` and
+    :data:`SYSTEM_VAR_DIRS`, everything in ``/etc``, ``/dev``, ``/bin``, ``/lib``... and in
+    the scratch folders, the direct subfolders of ``/usr``, ``/usr/local`` and ``/var``, a
+    folder of ``PATH`` or above one; nor a folder of ``shown`` itself (the interpreter's
+    prefix or a path given to :class:`Sandbox`: what the runs need). The needed paths inside
+    a hidden caller's folder (a project's own venv) are shown again."""
+    commands = [p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    keep = set(shown) | {os.path.realpath(p) for p in shown}
+    found = set()
+    for folder in _caller_folders():
+        folder = os.path.abspath(folder)
+        if (folder in keep or not os.path.isdir(folder)
+                or any(_below(system, folder) for system in (
+                    *SYSTEM_DIRS, *SYSTEM_VAR_DIRS, *commands, *PROGRAM_PATH))
+                or any(_below(folder, tree) for tree in _SYSTEM_TREES)
+                or os.path.dirname(folder) in _SYSTEM_PARENTS):
+            continue
+        found.add(folder)
+    return sorted(found)
+
+
 def _pth_entries(site_dirs: Iterable[str]) -> list[str]:
     """The folders the ``.pth`` files of ``site_dirs`` add to ``sys.path`` (packages installed
     that way, e.g. in editable mode), but a folder that is, or holds, the caller's current or
@@ -576,9 +610,12 @@ def visible_paths() -> list[str]:
     candidates += [os.path.dirname(os.path.abspath(sys.executable))]
     candidates += [os.path.dirname(os.path.realpath(sys.executable))]
     roots = {os.path.realpath(p) for p in prefixes} | {os.path.abspath(p) for p in prefixes}
+    callers = _caller_folders()
     for entry in sys.path:
         if not isinstance(entry, str) or not os.path.isabs(entry):
             continue
+        if entry in callers or os.path.realpath(entry) in callers:
+            continue  # the script's folder, even inside a prefix (a project in /usr/local/src)
         real = os.path.realpath(entry)
         inside = any(_below(path, root) for root in roots
                      for path in (real, os.path.abspath(entry)) if root != "/")
@@ -900,6 +937,7 @@ class Sandbox:
                 "home_dirs": _home_dirs(),
                 "hidden_dirs": hidden_dirs(),
                 "hidden_files": hidden_files(),
+                "caller_dirs": caller_dirs(self._paths),
                 "sys_path": [entry for entry in sys.path if isinstance(entry, str)],
                 "uid": self.uid,
                 "namespaces": namespaces,
