@@ -501,7 +501,6 @@ class Run:
         self.nonce = request["nonce"].encode()
         self.home = "/tmp"
         self.deadline = 0.0
-        self.peak_kib = 0  # the largest resident memory of a process of the step (KiB)
 
     def execute(self):
         """The reply: a record per step run (stopping at the first that fails), or a
@@ -582,7 +581,6 @@ class Run:
         # the deadline's handler is set before the fork: after it, every page this process
         # writes is copied while the program's process still shares it
         self.deadline = time.monotonic() + seconds
-        self.peak_kib = 0
         signal.signal(signal.SIGALRM, self._on_alarm)
         forked = time.monotonic()
         program = os.fork()
@@ -608,7 +606,6 @@ class Run:
             "timed_out": timed_out,
             "duration": ended - begun,
             "cpu": cpu,
-            "peak_kib": self.peak_kib,
             "killed": killed,
             "leftover": leftover,
             "output_bytes": max(os.fstat(out).st_size, os.fstat(err).st_size),
@@ -656,7 +653,6 @@ class Run:
                 except ChildProcessError:  # cannot happen before pid is reaped
                     return timed_out, 0, cpu
                 cpu += usage.ru_utime + usage.ru_stime
-                self.peak_kib = max(self.peak_kib, usage.ru_maxrss)  # KiB on Linux
                 if done == pid:
                     return timed_out, status, cpu
         finally:
