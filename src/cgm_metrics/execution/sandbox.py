@@ -8,7 +8,8 @@ A :class:`Sandbox` is one worker: a process of the caller's own interpreter (sta
 user namespace, lives in new mount and network namespaces: no network at all (not even
 loopback), every mount read-only, ``/run``, the scratch directories and every folder but the
 system's hidden (:func:`hidden_dirs`: the home directories, ``/srv``, ``/mnt``, ``/opt``, a
-project's folder...). The interpreter's prefixes and the ``sys.path`` entries that are its
+project's folder...), and the caller's current and script folders wherever they are
+(:func:`caller_dirs`). The interpreter's prefixes and the ``sys.path`` entries that are its
 standard library or installed packages (:func:`visible_paths`; never the caller's script or
 current folder) stay visible read-only wherever they live, whatever their folders' permissions: as root,
 through idmapped mounts that make their owner's files the run's own (read-only), so a venv
@@ -35,6 +36,11 @@ gets the nonce on file descriptor 3 and must write it back itself, see :class:`S
 the program or from any hook, thread or forked child, fails. Known limit, shared by every
 in-process harness (evaluate's code_eval included): a program that deliberately reads the
 runner's frame or memory can learn the nonce and fake a pass.
+
+A program never chooses its own status: the status and the limit that ended a run are what the
+sandbox observed (exit status, signal, its timer, CPU time, output size) and, for Python, the
+runner's result line, signed with the nonce (see ``_sandbox_runner.py``); nothing else the
+program wrote to the verdict channel is parsed (:func:`_parse_verdict`).
 
 Where namespaces are unavailable the run is refused with the real cause
 (``require_isolation=True``, the default); with ``require_isolation=False`` it runs with the
