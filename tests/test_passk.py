@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from _peers import require
 from conftest import DATA, ROOT
-from hostile_programs import needs_sandbox
+from hostile_programs import STATUS_FORGERS, needs_sandbox
 
 import cgm_metrics
 from cgm_metrics.cli import main
@@ -363,6 +363,32 @@ def test_timeouts_are_counted_and_retried_once_with_a_longer_limit(opted_in, tmp
     # each timeout with the time it used and its limit
     assert re.search(r"timeouts: s slow/0 sample 1: \d+\.\d\d s of wall-clock time used, "
                      r"limit 5 s", err), err
+
+
+@needs_sandbox
+def test_a_sample_that_writes_to_the_verdict_channel_is_its_own_plain_failure(
+        opted_in, tmp_path, capsys):
+    """Through `cgm score --problems`: samples whose program writes a line nested 200,000
+    deep, or a result line of its own (a timeout, memory_mb, a limit it made up), to the
+    verdict channel are failures with no limit; the run ends normally (exit 0) with every
+    verdict in --results and no timeout to retry or limit to count."""
+    names = list(STATUS_FORGERS)
+    tasks = TASKS[:len(names) + 1]
+    sample_file = samples_file(
+        tmp_path / "s.jsonl", tasks,
+        lambda i, _: (tasks[i]["canonical_solution"] if i == len(names) else
+                      "".join(f"    {line}\n" for line in
+                              STATUS_FORGERS[names[i]].splitlines()) + "    return None\n"))
+    problem_file = write_jsonl(tmp_path / "p.jsonl", tasks)
+    code, out, err = cgm(capsys, "score", "--problems", problem_file, "--predictions",
+                         sample_file, "--metrics", "pass@1", "--json", tmp_path / "o.json",
+                         "--results", tmp_path / "r.jsonl", "--retry-timeouts")
+    assert code == 0, err
+    runs = [json.loads(line) for line in open(tmp_path / "r.jsonl")]
+    assert [(r["passed"], r["status"], r["limit"]) for r in runs] == (
+        [(False, "failed", None)] * len(names) + [(True, "passed", None)]), runs
+    system = json.load(open(tmp_path / "o.json"))["execution"]["systems"]["s"]
+    assert (system["passed"], system["timeout"], system["retried"]) == (1, 0, 0), system
 
 
 def test_a_harness_error_stops_the_run_and_counts_nothing(opted_in, tmp_path, capsys, monkeypatch):
