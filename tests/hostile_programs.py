@@ -83,6 +83,43 @@ HOSTILE_CANDIDATES = {
         "os._exit(0)\n"
     ),
 }
+# failing programs that write to the verdict channel (fd 4) to choose their own status: a
+# nesting that a recursive parser cannot read, result lines of their own (written before the
+# harness's, after it by a child, with the channel closed so the harness's cannot follow, with
+# a mac guessed, a limit name made up). Each must be a plain failure (status "failed", no
+# limit), and never stop the run.
+_LINE = "json.dumps({'result': RESULT, 'limit': LIMIT}).encode() + b'\\n'"
+STATUS_FORGERS = {
+    "deeply_nested_line": "import os\nos.write(4, b'[' * 200_000 + b'\\n')\n",
+    "deeply_nested_object": "import os\nos.write(4, b'{\"a\": ' * 100_000 + b'\\n')\n",
+    "huge_line": "import os\nos.write(4, b'[' * (8 << 20))\n",
+    "timeout_line_then_closed": (
+        "import json, os\nos.write(4, " + _LINE.replace("RESULT", "'timed out'")
+        .replace("LIMIT", "'timeout'") + ")\nos.close(4)\n"),
+    "memory_line_then_closed": (
+        "import json, os\nos.write(4, " + _LINE.replace("RESULT", "'failed: x'")
+        .replace("LIMIT", "'memory_mb'") + ")\nos.close(4)\n"),
+    "made_up_limit_then_closed": (
+        "import json, os\nos.write(4, " + _LINE.replace("RESULT", "'failed: x'")
+        .replace("LIMIT", "'no_such_limit'") + ")\nos.close(4)\n"),
+    "guessed_mac": (
+        "import os\nos.write(4, b'result ' + b'0' * 32 + b' {\"result\": \"timed out\", "
+        "\"limit\": \"timeout\"}\\n')\nos.close(4)\n"),
+    "child_writes_after_the_harness": (
+        "import json, os, time\n"
+        "if os.fork() == 0:\n"
+        "    time.sleep(0.3)\n"
+        "    line = os.pread(4, 4096, 0).split(b' ', 2)\n"  # the harness's line, its mac
+        "    for limit in ('timeout', 'memory_mb', 'no_such_limit'):\n"
+        "        os.write(4, b' '.join(line[:2]) + b' ' + " + _LINE.replace("RESULT", "'timed out'")
+        .replace("LIMIT", "limit") + ")\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.1)\n"),
+    "replaced_channel": (
+        "import json, os\nfd = os.open('/dev/null', os.O_WRONLY)\nos.dup2(fd, 4)\n"),
+}
+# a program that passes although it wrote junk to the channel: the harness's lines decide
+CHANNEL_JUNK_THEN_PASS = "import os\nos.write(4, b'[' * 100_000 + b'\\n{\"result\": \"timed out\"}\\n')\n"
 EARLY_EXIT_TRICKS = ["sys_exit", "os_exit", "raise_systemexit", "atexit_os_exit", "excepthook_exit_0"]
 
 
@@ -361,6 +398,32 @@ MEMORY_BOMBS: dict[str, str] = {
     "lua": "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 1 << 20) .. #t end\n",
     "bash": "s=$(printf '%1048576s' x)\nwhile true; do s=\"$s$s\"; done\n",
     "perl": "my @a;\nwhile (1) { push @a, 'x' x (1 << 20); }\n",
+}
+
+# programs that allocate nothing but print what the language's runtime prints when an
+# allocation fails, then fail: the same plain failure as a real one (text names no limit)
+MEMORY_LIARS: dict[str, str] = {
+    "cpp": ("#include <cstdio>\n#include <cstdlib>\nint main() {\n    std::fputs(\"terminate "
+            "called after throwing an instance of 'std::bad_alloc'\\n\", stderr);\n"
+            "    std::exit(1);\n}\n"),
+    "java": ("class Problem {\n    public static void main(String[] a) {\n"
+             "        System.err.println(\"java.lang.OutOfMemoryError: Java heap space\");\n"
+             "        System.exit(1);\n    }\n}\n"),
+    "javascript": ("console.error('FATAL ERROR: Reached heap limit Allocation failed - "
+                   "JavaScript heap out of memory');\nprocess.exit(1);\n"),
+    "typescript": ("declare var process: any;\nconsole.error('FATAL ERROR: Reached heap limit "
+                   "Allocation failed - JavaScript heap out of memory');\nprocess.exit(1);\n"),
+    "go": ("package liar_test\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\n"
+           "func TestLiar(t *testing.T) {\n\tfmt.Fprintln(os.Stderr, \"fatal error: runtime: "
+           "out of memory\")\n\tos.Exit(2)\n}\n"),
+    "rust": ("fn main() {\n    eprintln!(\"memory allocation of 1048576 bytes failed\");\n"
+             "    std::process::exit(1);\n}\n"),
+    "php": ("<?php\nfwrite(STDERR, \"PHP Fatal error:  Allowed memory size of 134217728 bytes "
+            "exhausted\\n\");\nexit(255);\n"),
+    "ruby": "$stderr.puts 'failed to allocate memory (NoMemoryError)'\nexit 1\n",
+    "lua": "io.stderr:write('lua: not enough memory\\n')\nos.exit(1)\n",
+    "bash": "echo 'bash: xmalloc: cannot allocate 1048576 bytes' >&2\nexit 2\n",
+    "perl": "print STDERR \"Out of memory!\\n\";\nexit 1;\n",
 }
 
 OUTPUT_FLOODS: dict[str, str] = {

@@ -22,7 +22,14 @@ import pytest
 import sandbox_venvs
 from _peers import require
 from conftest import METRICS_DIR
-from hostile_programs import EARLY_EXIT_TRICKS, FAILING_TEST, HOSTILE_CANDIDATES, needs_sandbox
+from hostile_programs import (
+    CHANNEL_JUNK_THEN_PASS,
+    EARLY_EXIT_TRICKS,
+    FAILING_TEST,
+    HOSTILE_CANDIDATES,
+    STATUS_FORGERS,
+    needs_sandbox,
+)
 
 from cgm_metrics.execution.code_eval import compute_code_eval
 from cgm_metrics.execution.problems import untested
@@ -240,6 +247,28 @@ def test_hostile_programs_cannot_pass(opted_in):
 
 
 @needs_sandbox
+def test_a_program_cannot_choose_its_status_through_the_verdict_channel(opted_in):
+    """Failing programs that write to the harness's verdict channel (a nesting no recursive
+    parser reads, result lines of their own naming a timeout, memory_mb or a made-up limit)
+    are plain failures: status "failed", no limit, "failed: ..." as their result; the run
+    goes on and keeps every verdict (the right program beside them passes, a right one that
+    wrote junk to the channel too)."""
+    names = list(STATUS_FORGERS)
+    candidates = [[f"def f(x):\n    return x\n{STATUS_FORGERS[name]}"] for name in names]
+    candidates += [["def f(x):\n    return x + 1\n"],
+                   [f"def f(x):\n    return x + 1\n{CHANNEL_JUNK_THEN_PASS}"]]
+    pass_at_k, results = compute_code_eval(
+        candidates, [FAILING_TEST] * len(candidates), k=[1], timeout=3.0, num_workers=2,
+        allow_code_execution=True)
+    found = {name: (results[i][0][1]["passed"], results[i][0][1]["status"],
+                    results[i][0][1]["limit"], results[i][0][1]["result"].startswith("failed"))
+             for i, name in enumerate(names)}
+    assert found == dict.fromkeys(names, (False, "failed", None, True))
+    assert [results[i][0][1]["passed"] for i in (len(names), len(names) + 1)] == [True, True]
+    assert pass_at_k["pass@1"] == pytest.approx(2 / len(candidates))
+
+
+@needs_sandbox
 def test_early_exit_tricks_fail_in_code_evals_own_harness_too(opted_in):
     """The five early exits with status 0 are failures for the harness code_eval is adapted
     from."""
@@ -326,6 +355,109 @@ def test_the_caller_s_folder_and_user_files_are_invisible(tmp_path, how):
         assert "cgm-secret-4711" not in done.stdout + done.stderr
     finally:
         shutil.rmtree(project, ignore_errors=True)
+
+
+_STANDALONE_CALLER = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("cgm_sandbox", sys.argv[1])
+sandbox = importlib.util.module_from_spec(spec)
+sys.modules["cgm_sandbox"] = sandbox
+spec.loader.exec_module(sandbox)
+secret, notes = sys.argv[2], sys.argv[3]
+program = (
+    "import os\\n"
+    "def seen(path):\\n"
+    "    try:\\n"
+    "        return open(path).read()\\n"
+    "    except OSError:\\n"
+    "        return None\\n"
+    f"assert seen({secret!r}) is None, seen({secret!r})\\n"
+    f"assert seen({notes!r}) is None, seen({notes!r})\\n"
+    f"assert seen({__file__!r}) is None, 'the script is readable'\\n"
+    f"assert not os.path.exists(os.path.dirname({secret!r})) or "  # (a venv there: shown)
+    f"set(os.listdir(os.path.dirname({secret!r}))) <= {{'.venv'}}\\n"
+    "import sys\\nassert os.listdir(sys.prefix)\\n"
+)
+try:
+    result = sandbox.run_program(program, timeout=10, allow_code_execution=True)
+except RuntimeError as error:
+    print(json.dumps({"unavailable": str(error)}))
+    sys.exit(0)
+print(json.dumps({"passed": result.passed, "result": result.result,
+                  "isolation": list(result.isolation)}))
+"""
+
+
+@needs_sandbox
+@pytest.mark.parametrize("user", ["root", "nobody", "root, the project's own venv"])
+@pytest.mark.parametrize("parent", ["/usr/local/src", "/var/lib", "/opt"])
+def test_the_caller_s_folder_is_hidden_inside_a_shown_folder(parent, user):
+    """A caller's project in a folder the sandbox otherwise shows (/usr/local/src, /var/lib;
+    /opt, hidden but for what is bound back): its script, a mode-0644 .env and its notes
+    cannot be read or listed by a program, as root and as another user (in a user
+    namespace), the caller started from that folder; with the project's own venv (inside the
+    hidden folder) as the interpreter, which the programs still run on."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    from conftest import ROOT
+
+    if os.geteuid() != 0:
+        pytest.skip("making a folder in /usr/local/src and switching users need root")
+    setpriv = shutil.which("setpriv")
+    system_python = next(
+        (p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.path.exists(p)), None)
+    if user != "root" and (setpriv is None or system_python is None):
+        pytest.skip(f"needs setpriv ({setpriv}) and a system interpreter ({system_python})")
+    created = not os.path.isdir(parent)
+    os.makedirs(parent, exist_ok=True)
+    project = Path(tempfile.mkdtemp(prefix="cgm-caller-", dir=parent))
+    try:
+        project.chmod(0o755)
+        secret, notes = project / ".env", project / "notes.txt"
+        secret.write_text("TOKEN=cgm-secret-4711\n")
+        notes.write_text("the project's notes\n")
+        for path in (secret, notes):
+            path.chmod(0o644)  # readable by anyone on the host
+        env = {**os.environ, "HF_EVALUATE_OFFLINE": "1"}
+        if user == "root":
+            (project / "caller.py").write_text(_CALLER)
+            command = [sys.executable, "caller.py", str(secret), str(notes)]
+        else:  # the sandbox alone (standard library only), run by nobody with the system's Python
+            code = project / "code"
+            code.mkdir(mode=0o755)
+            execution = ROOT / "src" / "cgm_metrics" / "execution"
+            for source in [execution / "sandbox.py", *execution.glob("_sandbox_*.py")]:
+                shutil.copy(source, code / source.name)
+                (code / source.name).chmod(0o644)
+            (project / "caller.py").write_text(_STANDALONE_CALLER)
+            (project / "caller.py").chmod(0o644)
+            command = [system_python, "caller.py", str(code / "sandbox.py"), str(secret),
+                       str(notes)]
+            if user == "nobody":
+                command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "env",
+                           "HOME=/nonexistent", *command]
+            else:  # the project's own venv: shown to the programs, the rest of it hidden
+                subprocess.run([system_python, "-m", "venv", "--without-pip",
+                                str(project / ".venv")], check=True, timeout=120)
+                command[0] = str(project / ".venv" / "bin" / "python")
+        done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        record = json.loads(done.stdout.strip().splitlines()[-1])
+        if "unavailable" in record:
+            pytest.fail(f"the sandbox cannot run as {user} here: {record['unavailable']}")
+        assert record["passed"], record
+        assert "cgm-secret-4711" not in done.stdout + done.stderr
+        if user == "nobody":
+            assert "user_namespace" in record["isolation"], record
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+        if created:
+            shutil.rmtree(parent, ignore_errors=True)
 
 
 @needs_sandbox

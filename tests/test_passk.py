@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from _peers import require
 from conftest import DATA, ROOT
-from hostile_programs import needs_sandbox
+from hostile_programs import STATUS_FORGERS, needs_sandbox
 
 import cgm_metrics
 from cgm_metrics.cli import main
@@ -365,6 +365,32 @@ def test_timeouts_are_counted_and_retried_once_with_a_longer_limit(opted_in, tmp
                      r"limit 5 s", err), err
 
 
+@needs_sandbox
+def test_a_sample_that_writes_to_the_verdict_channel_is_its_own_plain_failure(
+        opted_in, tmp_path, capsys):
+    """Through `cgm score --problems`: samples whose program writes a line nested 200,000
+    deep, or a result line of its own (a timeout, memory_mb, a limit it made up), to the
+    verdict channel are failures with no limit; the run ends normally (exit 0) with every
+    verdict in --results and no timeout to retry or limit to count."""
+    names = list(STATUS_FORGERS)
+    tasks = TASKS[:len(names) + 1]
+    sample_file = samples_file(
+        tmp_path / "s.jsonl", tasks,
+        lambda i, _: (tasks[i]["canonical_solution"] if i == len(names) else
+                      "".join(f"    {line}\n" for line in
+                              STATUS_FORGERS[names[i]].splitlines()) + "    return None\n"))
+    problem_file = write_jsonl(tmp_path / "p.jsonl", tasks)
+    code, out, err = cgm(capsys, "score", "--problems", problem_file, "--predictions",
+                         sample_file, "--metrics", "pass@1", "--json", tmp_path / "o.json",
+                         "--results", tmp_path / "r.jsonl", "--retry-timeouts")
+    assert code == 0, err
+    runs = [json.loads(line) for line in open(tmp_path / "r.jsonl")]
+    assert [(r["passed"], r["status"], r["limit"]) for r in runs] == (
+        [(False, "failed", None)] * len(names) + [(True, "passed", None)]), runs
+    system = json.load(open(tmp_path / "o.json"))["execution"]["systems"]["s"]
+    assert (system["passed"], system["timeout"], system["retried"]) == (1, 0, 0), system
+
+
 def test_a_harness_error_stops_the_run_and_counts_nothing(opted_in, tmp_path, capsys, monkeypatch):
     problem_file = write_jsonl(tmp_path / "p.jsonl", TASKS[:3])
     sample_file = samples_file(tmp_path / "s.jsonl", TASKS[:3],
@@ -436,6 +462,103 @@ def test_ctrl_c_ends_the_run_at_once_keeps_the_finished_runs_and_resume_complete
         tuple(r[k] for k in key) for r in every)
 
 
+def _slow_run(tmp_path):
+    """A problem file of 6 tasks, 2 samples each (one sleeps 1 s), and the command that runs
+    them with one worker; its environment."""
+    import os
+
+    tasks = [{"task_id": f"t/{i}", "prompt": "import time\ndef f():\n", "entry_point": "f",
+              "test": "def check(candidate):\n    assert candidate() == 1"} for i in range(6)]
+    problem_file = write_jsonl(tmp_path / "p.jsonl", tasks)
+    sample_file = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": task["task_id"], "completion": completion} for task in tasks
+        for completion in ("    time.sleep(1.0)\n    return 1\n", "    return 2\n")])
+    env = {**os.environ, "HF_ALLOW_CODE_EVAL": "1", "HF_EVALUATE_OFFLINE": "1"}
+    command = [sys.executable, "-m", "cgm_metrics", "score", "--problems", problem_file,
+               "--predictions", sample_file, "--metrics", "pass@1", "--timeout", "10",
+               "--jobs", "1"]
+    return command, env
+
+
+def _wait_for_runs(tmp_path, name, count):
+    """Until the results file being written (``.NAME.*.part``) holds ``count`` runs."""
+    import time
+
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        parts = list(tmp_path.glob(f".{name}.*.part"))
+        if parts and parts[0].read_text().count("\n") >= count:
+            return
+    raise AssertionError("the run wrote too few results in 300 s")
+
+
+@needs_sandbox
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_end_the_run_as_ctrl_c_does_and_resume_completes_it(tmp_path, name):
+    """SIGTERM or SIGHUP while a program runs: cgm exits with 128 + the signal's number, the
+    --results file keeps every finished run (not only its .part), and --resume runs the others
+    only: the --json equals that of an uninterrupted run."""
+    import signal
+    import subprocess
+
+    number = getattr(signal, name)
+    command, env = _slow_run(tmp_path)
+    results = tmp_path / "r.jsonl"
+    run = subprocess.Popen([*command, "--results", str(results), "--json",
+                            str(tmp_path / "a.json")], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    _wait_for_runs(tmp_path, "r.jsonl", 3)
+    run.send_signal(number)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 128 + number and f"terminated ({name})" in err, (run.returncode,
+                                                                                err)
+    kept = [json.loads(line) for line in results.read_text().splitlines()]
+    assert 3 <= len(kept) < 12 and not (tmp_path / "a.json").exists()
+    assert not list(tmp_path.glob(".r.jsonl.*.part"))
+    resumed = subprocess.run([*command, "--results", str(results), "--json",
+                              str(tmp_path / "b.json"), "--resume"], env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    after = [json.loads(line) for line in results.read_text().splitlines()]
+    assert after[:len(kept)] == kept and len(after) == 12
+    summary = json.loads((tmp_path / "b.json").read_text())["execution"]["systems"]["s"]
+    assert summary["passed"] == 6 and summary["failed"] == 6, summary
+
+
+@needs_sandbox
+def test_a_harness_failure_mid_run_keeps_the_finished_runs_for_resume(tmp_path):
+    """The sandbox's worker killed from outside after 3 finished runs (a real harness
+    failure): cgm exits with 1, no verdict counted, and --results holds those 3 runs (written
+    whole, atomically), from which --resume completes the run."""
+    import os
+    import signal
+    import subprocess
+
+    command, env = _slow_run(tmp_path)
+    results = tmp_path / "r.jsonl"
+    run = subprocess.Popen([*command, "--results", str(results), "--json",
+                            str(tmp_path / "a.json")], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    _wait_for_runs(tmp_path, "r.jsonl", 3)
+    children = [pid for task in os.listdir(f"/proc/{run.pid}/task")  # each thread's children
+                for pid in open(f"/proc/{run.pid}/task/{task}/children").read().split()]
+    workers = [int(pid) for pid in children
+               if "_sandbox_child" in open(f"/proc/{pid}/cmdline").read()]
+    assert len(workers) == 1, children
+    os.killpg(workers[0], signal.SIGKILL)  # the worker's session: it and its programs
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 1 and "no verdict was counted" in err, err
+    kept = [json.loads(line) for line in results.read_text().splitlines()]
+    assert 3 <= len(kept) < 12 and not (tmp_path / "a.json").exists()
+    resumed = subprocess.run([*command, "--results", str(results), "--json",
+                              str(tmp_path / "b.json"), "--resume"], env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    after = [json.loads(line) for line in results.read_text().splitlines()]
+    assert after[:len(kept)] == kept and len(after) == 12
+
+
 def test_resume_needs_the_results_file_of_the_same_run(tmp_path, capsys):
     problem_file = write_jsonl(tmp_path / "p.jsonl", TASKS[:2])
     sample_file = samples_file(tmp_path / "s.jsonl", TASKS[:2], lambda i, _: "    pass\n")
@@ -468,6 +591,14 @@ def test_lang_is_refused_with_problems_and_outputs_are_checked_first(tmp_path, c
     for flag in ("--json", "--per-item", "--results", "--csv"):
         code, _, err = cgm(capsys, *base, flag, blocker / "out.json")
         assert code == 1 and f"Cannot write {flag}" in err and "is a file" in err, err
+    # places where os.access says yes to root but no file can be made: /proc, sysfs (read-only
+    # here), a device that a rename would replace
+    for path, why in (("/proc/cgm-out.json", ""), ("/proc/self/cgm-out.json", ""),
+                      ("/dev/null", "not a regular file")):
+        for flag in ("--json", "--results"):
+            code, out, err = cgm(capsys, *base, flag, path)
+            assert code == 1 and f"Cannot write {flag} {path}" in err and why in err, err
+            assert "pass@1" not in out  # refused before any program ran
     code, _, err = cgm(capsys, *base, "--json", tmp_path)
     assert code == 1 and "is a folder" in err
 

@@ -9,7 +9,8 @@ Each subcommand lives in ``cgm_metrics.commands.<name>`` and exposes ``add_parse
 and ``run(args) -> int``. Exit codes: 0 success, 1 usage or input error (one line that says
 what to fix: a bad option, a file that cannot be read or written, malformed input), 2 only
 for an internal error (a bug), 130 when interrupted (Ctrl-C, at any moment: while heavy
-modules load too). ``--json -`` (or ``--csv -``, ``--per-item -``) writes that result alone
+modules load too), 143 and 129 when ended by SIGTERM and SIGHUP (which end a run as Ctrl-C
+does: the finished runs of ``--results`` kept for ``--resume``). ``--json -`` (or ``--csv -``, ``--per-item -``) writes that result alone
 to stdout and everything else to stderr.
 """
 
@@ -23,6 +24,7 @@ import signal
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from . import __version__, _startup_interrupt
 from .core.inputs import did_you_mean
@@ -34,6 +36,26 @@ EXIT_INTERNAL = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 
 COMMANDS = ("demo", "score", "compare", "check", "agreement", "modules")
+#: the signals that end a run as Ctrl-C does (exit 128 + the signal's number)
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                       if hasattr(signal, name))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (``signum``), raised where Ctrl-C's KeyboardInterrupt would be, so
+    that every part that keeps its work on Ctrl-C (the finished runs of ``--results``) keeps
+    it on these too."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    # once: a second signal while the finished work is being saved does not cut the save
+    for number in ENDING_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
+    raise Terminated(signum)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -96,15 +118,57 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if hasattr(signal, "SIGXFSZ"):  # a file size limit: an error to report, not a kill
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    previous = _handle_ending_signals()
     try:
         return _run(argv)
     except BaseException as error:  # noqa: BLE001 - Ctrl-C at any moment, even mid-import
         if _interrupted(error):
+            signum = _ending_signal(error)
+            if signum is not None:
+                print(f"cgm: terminated ({_signal_name(signum)})", file=sys.stderr)
+                return 128 + signum
             print("cgm: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
         if isinstance(error, SystemExit):
             raise
         return _internal_error(None, error)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _handle_ending_signals() -> dict[int, Any]:
+    """SIGTERM and SIGHUP raise :class:`Terminated` from here on (the main thread only);
+    the handlers they had before, to put back."""
+    previous: dict[int, Any] = {}
+    for number in ENDING_SIGNALS:
+        try:
+            before = signal.getsignal(number)
+            if before is signal.SIG_IGN:  # e.g. started with nohup: keep ignoring it
+                continue
+            signal.signal(number, _terminate)
+            previous[number] = signal.SIG_DFL if before is None else before
+        except ValueError:  # not the main thread: signals are the caller's
+            break
+    return previous
+
+
+def _ending_signal(error: BaseException | None) -> int | None:
+    """The signal of the :class:`Terminated` that ``error`` is or was caused by, or None."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, Terminated):
+            return error.signum
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _interrupted(error: BaseException | None) -> bool:

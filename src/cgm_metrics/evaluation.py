@@ -943,10 +943,11 @@ class ProblemEvaluation(Evaluation):
                 write.line = handle.write
                 try:
                     yield write
-                except KeyboardInterrupt:  # interrupted (Ctrl-C): keep what finished
-                    handle.flush()
-                    os.chmod(part, _default_mode())
-                    os.replace(part, self.results)
+                except BaseException as error:  # interrupted (Ctrl-C, SIGTERM) or failed:
+                    handle.flush()  # keep what finished (--resume continues from it)
+                    if isinstance(error, KeyboardInterrupt) or handle.tell() > 0:
+                        os.chmod(part, _default_mode())
+                        os.replace(part, self.results)
                     raise
 
         return writer()

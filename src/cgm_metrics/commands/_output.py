@@ -47,6 +47,47 @@ def write_text(path: str, text: str) -> None:
     write_atomic(path, text)
 
 
+def writable_error(path: str) -> str | None:
+    """Why a result cannot be written to ``path`` (None: it can), found by doing what the
+    atomic write will do: creating a file beside it (in its nearest existing folder) and
+    removing it. ``os.access`` is not enough: it says yes to root on a read-only mount or
+    below ``/proc``. An existing target must be a regular file (the write renames a new
+    file over it: a device or a pipe would be replaced, not written to)."""
+    import errno
+    import os
+    import stat
+    import tempfile
+    from pathlib import Path
+
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        return f"{path} is a folder; give a file path"
+    if mode is not None and not stat.S_ISREG(mode):
+        return f"{path} is not a regular file (a device, a pipe or a socket); give a file path"
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    try:
+        handle, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".check",
+                                         dir=folder)
+    except OSError as error:
+        return os.strerror(error.errno) if error.errno else str(error)
+    os.close(handle)
+    try:
+        os.unlink(probe)
+    except OSError as error:  # pragma: no cover - created here a moment ago
+        return os.strerror(error.errno or errno.EIO)
+    if mode is not None and not os.access(target, os.W_OK):
+        return "permission denied"
+    return None
+
+
 def write_json(path: str, payload: Any) -> None:
     write_text(path, json.dumps(to_jsonable(payload), indent=2, ensure_ascii=False) + "\n")
 

@@ -278,26 +278,14 @@ def warn_chat_answers(samples: dict) -> None:
 def check_output_paths(args: argparse.Namespace) -> None:
     """Every output file (--json, --csv, --per-item, --results) can be written, checked
     before the first program runs (not after hours of runs)."""
-    import os
-
     for flag in ("json", "csv", "per_item", "results"):
         value = getattr(args, flag, None)
         if not value or value == "-":
             continue
-        option = "--" + flag.replace("_", "-")
-        target = Path(value)
-        if target.is_dir():
-            raise InputError(f"{option} {value} is a folder; give a file path.")
-        folder = target.parent
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent
-        if not folder.is_dir():
-            raise InputError(f"Cannot write {option} {value}: {folder} is a file, not a "
-                             "folder; choose another path.")
-        if not os.access(folder, os.W_OK | os.X_OK) or (
-                target.exists() and not os.access(target, os.W_OK)):
-            raise InputError(f"Cannot write {option} {value}: permission denied; choose "
-                             "another path.")
+        why = _output.writable_error(str(value))
+        if why is not None:
+            option = "--" + flag.replace("_", "-")
+            raise InputError(f"Cannot write {option} {value}: {why}; choose another path.")
 
 
 def computed(action: Any) -> Any:

@@ -350,26 +350,31 @@ class FileSystem:
                     covers.setdefault(hidden, "mode=755,size=1m")
         # the topmost covers only: a cover inside another one is covered already
         tops = [c for c in sorted(covers) if not any(o != c and _inside(c, o) for o in covers)]
+        # the caller's current and script folders: covered wherever they are (also inside a
+        # folder that is shown, or bound back), after the needed paths are bound back
+        callers = [d for d in config.get("caller_dirs", []) if os.path.isdir(d) and d not in tops]
         if self.as_root:  # every needed path, through an idmapped mount where possible
             rebind = list(needed)
         else:
-            rebind = [p for p in needed if any(_inside(p, top) for top in tops)]
+            rebind = [p for p in needed if any(_inside(p, top) for top in tops + callers)]
+        # the needed paths inside a caller's folder (its own venv): bound back after it is covered
+        late = [p for p in rebind if any(_inside(p, c) and p != c for c in callers)]
+        rebind = [p for p in rebind if p not in late]
         rebind = [p for p in rebind if not any(o != p and _inside(p, o) for o in rebind)]
-        sources = {path: self._source(path) for path in rebind}
+        late = [p for p in late if not any(o != p and _inside(p, o) for o in late)]
+        sources = {path: self._source(path) for path in rebind + late}
         read_only_mounts()
         for top in tops:
             mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, covers[top])
-        for path in rebind:
-            kind, handle = sources[path]
-            self._make_mount_point(path, handle)
-            if kind == "tree":
-                move_mount(handle, path)
-            else:
-                mount(f"/proc/self/fd/{handle}", path, None, MS_BIND | MS_REC)
-                read_only(path)
-            os.close(handle)
+        self._bind_back(rebind, sources)
+        covered = []
+        for folder in callers:  # (one inside a cover is gone: covered already)
+            if os.path.isdir(folder) and not any(_inside(folder, c) for c in covered):
+                mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=1m")
+                covered.append(folder)
+        self._bind_back(late, sources)
         read_only("/")
-        for top in tops:
+        for top in tops + covered:
             if top not in self.scratch:
                 read_only(top)
         for path in config.get("hidden_files", []):  # files at the root: read as empty
@@ -378,6 +383,7 @@ class FileSystem:
                 read_only(path)
             except OSError as error:
                 self.notes.setdefault("unhidden_files", {})[path] = str(error)
+        rebind += late
         self.scratch_binds = [p for p in rebind if any(_inside(p, d) for d in self.scratch)]
         for handle in self.userns.values():
             os.close(handle)
@@ -385,6 +391,18 @@ class FileSystem:
         if any(kind == "tree" for kind, _ in sources.values()):
             self.features.append("idmapped_paths")
         return self.features
+
+    def _bind_back(self, paths, sources):
+        """Bind each of ``paths`` back (read-only) from its source (see :meth:`_source`)."""
+        for path in paths:
+            kind, handle = sources[path]
+            self._make_mount_point(path, handle)
+            if kind == "tree":
+                move_mount(handle, path)
+            else:
+                mount(f"/proc/self/fd/{handle}", path, None, MS_BIND | MS_REC)
+                read_only(path)
+            os.close(handle)
 
     def _source(self, path):
         """How ``path`` is bound back: a clone of its mount, idmapped so that its owner's files

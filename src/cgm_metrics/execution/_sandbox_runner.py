@@ -9,10 +9,16 @@ normally, in the process that started it (not a fork of it).
 Everything the program could use to end early with status 0 (``sys.exit``, ``SystemExit``,
 ``os._exit``, an ``atexit`` hook, ``sys.excepthook``, a signal handler, a thread) ends the
 process before that line is written, or is caught here and counted as a failure; functions it
-may replace (``os.write``, ``os._exit``, builtins) were bound before it ran. The result line
-(``{"result": "passed" | "timed out" | "failed: <error>", "limit": ...}``, the strings of
-evaluate's code_eval) is only informative: the program can write such lines too, but not the
-nonce.
+may replace (``os.write``, ``os._exit``, builtins) were bound before it ran.
+
+The verdict channel is the harness's: before its own lines, this code empties it (what the
+program wrote there is dropped), then writes the pass line (if it passed) and one result line,
+``result <mac> {"result": "passed" | "timed out" | "failed: <error>", "limit": ...}`` (the
+strings of evaluate's code_eval; the limit its exception points to), where ``<mac>`` is a
+keyed BLAKE2b of the JSON text with the nonce as its key. The host takes no line without a
+valid mac: a program that writes result lines of its own (or a child of it that reads this
+one) cannot make one the host believes. The JSON text is built here by builtins bound before
+the program ran (no code the program could have replaced runs on it).
 
 What this cannot stop: the program shares this process, so code that deliberately reads this
 function's frame (``sys._getframe(1).f_locals``), the garbage collector's objects or raw memory
@@ -24,7 +30,7 @@ hook, thread, signal or fork fakes a pass.
 Standard library only; nothing from the project is importable here.
 """
 
-import json
+import hashlib
 import linecache
 import os
 import signal
@@ -35,6 +41,15 @@ import traceback
 _EAGAIN = 11
 _EFBIG = 27
 _EMFILE = 24
+#: the longest error text a result line carries (the channel is bounded; the rest is cut)
+RESULT_TEXT_LIMIT = 16 * 1024
+#: the limits a result line may name; the host accepts no other name
+LIMITS = ("memory_mb", "max_processes", "max_file_mb", "open_files")
+
+try:  # the C function (a builtin the program cannot alter); json's Python one otherwise
+    from _json import encode_basestring_ascii as _quoted
+except ImportError:  # pragma: no cover - CPython always has _json
+    from json.encoder import py_encode_basestring_ascii as _quoted
 
 
 def limit_of(error):
@@ -70,12 +85,14 @@ def run_python(source, nonce, timeout, verdict_fd=4):
     file name), then vouch for it. Never returns: the process ends here."""
     # everything used after the program ran is bound here, before it can replace anything
     write, exit_now, getpid = os.write, os._exit, os.getpid
-    dumps, print_exception, type_of, str_of = json.dumps, traceback.print_exception, type, str
-    classify = limit_of
+    truncate, seek = os.ftruncate, os.lseek
+    print_exception, type_of, str_of = traceback.print_exception, type, str
+    classify, quoted, mac_of, limits = limit_of, _quoted, hashlib.blake2b, LIMITS
     Failure = BaseException  # noqa: N806 - a local the program cannot rebind
     me = getpid()
     streams = (sys.stdout, sys.stderr)
     line = b"passed " + nonce + b"\n"
+    key = nonce
     del nonce
     TimedOut = _TimedOut  # noqa: N806 - a local the program cannot rebind
 
@@ -83,9 +100,22 @@ def run_python(source, nonce, timeout, verdict_fd=4):
         raise TimedOut()
 
     def record(text, limit):
+        # (built with the functions bound above: nothing the program replaced runs here)
         try:
-            write(verdict_fd, (dumps({"result": text, "limit": limit}) + "\n").encode())
+            payload = ('{"result": ' + quoted(text[:RESULT_TEXT_LIMIT]) + ', "limit": '
+                       + ('"' + limit + '"' if limit in limits or limit == "timeout"
+                          else "null") + "}").encode("ascii")
+            mac = mac_of(payload, key=key, digest_size=16).hexdigest().encode("ascii")
+            write(verdict_fd, b"result " + mac + b" " + payload + b"\n")
         except Failure:  # the channel may have been closed by the program
+            pass
+
+    def clear():
+        # the channel is the harness's: what the program wrote there is dropped
+        try:
+            truncate(verdict_fd, 0)
+            seek(verdict_fd, 0, 0)
+        except Failure:  # closed or replaced by the program: the host then finds no line
             pass
 
     # tracebacks show the program's lines, as they would for a file
@@ -122,6 +152,8 @@ def run_python(source, nonce, timeout, verdict_fd=4):
             stream.flush()
         except Failure:  # a closed or replaced stream does not decide
             pass
+    if getpid() == me:  # (a fork of the program that returned here leaves the channel as is)
+        clear()
     if outcome == "passed" and getpid() == me:
         try:
             write(verdict_fd, line)

@@ -30,7 +30,6 @@ Names come from the one resolver: MultiPL-E's keys are aliases, so a problem fil
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import subprocess
@@ -329,6 +328,13 @@ class Outcome:
     message: str
 
 
+def allocation_failed(spec: ExecutionLanguage, step: StepResult) -> bool:
+    """Whether the output of ``step`` holds what the language's tools print when an
+    allocation fails (its part's ``memory_errors``). Text a program can print itself: it
+    names no limit in a verdict (see :func:`outcome_of`), only in words."""
+    return any(error in step.stderr or error in step.stdout for error in spec.memory_errors)
+
+
 def _message(spec: ExecutionLanguage, result: ExecutionResult, outcome: str) -> str:
     """code_eval's result string; for a command, which step failed and how."""
     if outcome == "OK":
@@ -339,21 +345,21 @@ def _message(spec: ExecutionLanguage, result: ExecutionResult, outcome: str) -> 
     how = result.steps[-1].result.removeprefix("failed: ")
     if result.passed:  # every step exited with 0, yet the output says it failed (Go)
         how = "the test output reports FAIL"
+    if result.limit is None and allocation_failed(spec, result.steps[-1]):
+        how += "; its output reports a failed allocation (memory_mb may be too low)"
     return f"failed: {outcome} ({'compiling' if compiling else 'running'}: {how})"
 
 
 def outcome_of(result: ExecutionResult, lang: Any) -> Outcome:
     """The :class:`Outcome` (verdict, pass, code_eval's result string) of a sandboxed run of a
-    program of ``lang`` built by :func:`steps_for` or :func:`program_of`."""
+    program of ``lang`` built by :func:`steps_for` or :func:`program_of`.
+
+    Its status and limit are the sandbox's (what it observed: the exit, the signal, its
+    timer, the size of the output). A failed allocation that only the output reports (a
+    runtime's "out of memory" message, which the program could print itself) is said in the
+    message, never as the limit ``memory_mb``: the run is a plain failure."""
     spec = get_language(lang)
     outcome = verdict(result, spec.name)
-    if outcome != "OK" and result.limit is None and result.steps:
-        step = result.steps[-1]
-        if any(error in step.stderr or error in step.stdout for error in spec.memory_errors):
-            # an allocation failed: the memory limit ended it, whatever the tool's status
-            named = dataclasses.replace(step, status="killed", limit="memory_mb")
-            result = dataclasses.replace(result, status="killed", limit="memory_mb",
-                                         steps=(*result.steps[:-1], named))
     return Outcome(outcome == "OK", outcome, result, _message(spec, result, outcome))
 
 
@@ -395,12 +401,14 @@ def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Too
     outcome = verdict(result, spec.name)
     if outcome == "OK":
         return
-    step = outcome_of(result, spec.name).result.steps[-1]  # a failed allocation named
+    step = result.steps[-1]
     detail = (step.stderr.strip() or step.stdout.strip())[-1500:]
+    # (the canary is our own program: what its output reports can be believed)
+    limit = "memory_mb" if step.limit is None and allocation_failed(spec, step) else step.limit
     hint = (
-        f" The limit {step.limit} ended it: raise it for {spec.display_name} (memory_mb "
+        f" The limit {limit} ended it: raise it for {spec.display_name} (memory_mb "
         f"{sandbox.limits.memory_mb}, max_file_mb {sandbox.limits.max_file_mb})."
-        if step.limit not in (None, "timeout") else ""
+        if limit not in (None, "timeout") else ""
     )
     raise SandboxError(
         f"the {spec.display_name} toolchain ({', '.join(toolchain.tools.values())}) does not "

@@ -136,10 +136,10 @@ def verdict_of(result: ExecutionResult, program: Any = None,
     if isinstance(program, LanguageProgram):
         outcome = outcome_of(result, program.language)
         # a run whose every step exited 0 but whose output reports a failure (Go) failed
-        named = outcome.result  # with the limit its output names (a failed allocation)
+        observed = outcome.result  # the status and limit the sandbox observed
         status = ("passed" if outcome.passed
-                  else "failed" if named.status == "passed" else named.status)
-        return Verdict(outcome.passed, status, outcome.message, named.limit, duration,
+                  else "failed" if observed.status == "passed" else observed.status)
+        return Verdict(outcome.passed, status, outcome.message, observed.limit, duration,
                        outcome.verdict, program.language, cpu_time, time_limit, clock)
     detail = (failure_detail(result.stderr) if result.status == "failed"
               and not result.result.removeprefix("failed:").strip() else None)

@@ -8,7 +8,8 @@ A :class:`Sandbox` is one worker: a process of the caller's own interpreter (sta
 user namespace, lives in new mount and network namespaces: no network at all (not even
 loopback), every mount read-only, ``/run``, the scratch directories and every folder but the
 system's hidden (:func:`hidden_dirs`: the home directories, ``/srv``, ``/mnt``, ``/opt``, a
-project's folder...). The interpreter's prefixes and the ``sys.path`` entries that are its
+project's folder...), and the caller's current and script folders wherever they are
+(:func:`caller_dirs`). The interpreter's prefixes and the ``sys.path`` entries that are its
 standard library or installed packages (:func:`visible_paths`; never the caller's script or
 current folder) stay visible read-only wherever they live, whatever their folders' permissions: as root,
 through idmapped mounts that make their owner's files the run's own (read-only), so a venv
@@ -36,6 +37,11 @@ the program or from any hook, thread or forked child, fails. Known limit, shared
 in-process harness (evaluate's code_eval included): a program that deliberately reads the
 runner's frame or memory can learn the nonce and fake a pass.
 
+A program never chooses its own status: the status and the limit that ended a run are what the
+sandbox observed (exit status, signal, its timer, CPU time, output size) and, for Python, the
+runner's result line, signed with the nonce (see ``_sandbox_runner.py``); nothing else the
+program wrote to the verdict channel is parsed (:func:`_parse_verdict`).
+
 Where namespaces are unavailable the run is refused with the real cause
 (``require_isolation=True``, the default); with ``require_isolation=False`` it runs with the
 resource limits only, in its own session, which is killed at the end (no network isolation,
@@ -50,6 +56,8 @@ are written into that directory first.
 from __future__ import annotations
 
 import atexit
+import hashlib
+import hmac
 import itertools
 import json
 import math
@@ -526,6 +534,40 @@ def _caller_folders() -> set[str]:
     return folders | {os.path.realpath(folder) for folder in folders}
 
 
+# folders whose every subfolder belongs to the system (never a caller's folder to hide)
+_SYSTEM_TREES = ("/bin", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run",
+                 "/sbin", "/sys", "/tmp", "/var/tmp", "/dev/shm")
+# folders whose direct subfolders belong to the system (/usr/lib, /usr/local/bin, /var/lib)
+_SYSTEM_PARENTS = ("/usr", "/usr/local", "/var")
+#: the folders where programs look for commands (their own PATH)
+PROGRAM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+
+
+def caller_dirs(shown: Iterable[str] = ()) -> list[str]:
+    """The caller's current and script folders, which every run sees empty wherever they are:
+    also inside a folder it otherwise sees (a project in ``/usr/local/src/...``,
+    ``/var/lib/...``, or in a folder of ``/opt`` shown for an interpreter). Not the system's
+    own folders, whose files programs need: the root, the folders of :data:`SYSTEM_DIRS` and
+    :data:`SYSTEM_VAR_DIRS`, everything in ``/etc``, ``/dev``, ``/bin``, ``/lib``... and in
+    the scratch folders, the direct subfolders of ``/usr``, ``/usr/local`` and ``/var``, a
+    folder of ``PATH`` or above one; nor a folder of ``shown`` itself (the interpreter's
+    prefix or a path given to :class:`Sandbox`: what the runs need). The needed paths inside
+    a hidden caller's folder (a project's own venv) are shown again."""
+    commands = [p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    keep = set(shown) | {os.path.realpath(p) for p in shown}
+    found = set()
+    for folder in _caller_folders():
+        folder = os.path.abspath(folder)
+        if (folder in keep or not os.path.isdir(folder)
+                or any(_below(system, folder) for system in (
+                    *SYSTEM_DIRS, *SYSTEM_VAR_DIRS, *commands, *PROGRAM_PATH))
+                or any(_below(folder, tree) for tree in _SYSTEM_TREES)
+                or os.path.dirname(folder) in _SYSTEM_PARENTS):
+            continue
+        found.add(folder)
+    return sorted(found)
+
+
 def _pth_entries(site_dirs: Iterable[str]) -> list[str]:
     """The folders the ``.pth`` files of ``site_dirs`` add to ``sys.path`` (packages installed
     that way, e.g. in editable mode), but a folder that is, or holds, the caller's current or
@@ -574,9 +616,12 @@ def visible_paths() -> list[str]:
     candidates += [os.path.dirname(os.path.abspath(sys.executable))]
     candidates += [os.path.dirname(os.path.realpath(sys.executable))]
     roots = {os.path.realpath(p) for p in prefixes} | {os.path.abspath(p) for p in prefixes}
+    callers = _caller_folders()
     for entry in sys.path:
         if not isinstance(entry, str) or not os.path.isabs(entry):
             continue
+        if entry in callers or os.path.realpath(entry) in callers:
+            continue  # the script's folder, even inside a prefix (a project in /usr/local/src)
         real = os.path.realpath(entry)
         inside = any(_below(path, root) for root in roots
                      for path in (real, os.path.abspath(entry)) if root != "/")
@@ -681,25 +726,53 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+#: the limits a Python step's result line may name (its exception's); no other name is taken
+RUNNER_LIMITS = ("memory_mb", "max_processes", "max_file_mb", "open_files")
+#: the longest verdict-channel line the host reads (the runner's result line is shorter)
+_VERDICT_LINE_LIMIT = 64 * 1024
+
+
 def _parse_verdict(text: str, nonce: str) -> tuple[bool, str | None, str | None]:
-    """Whether the runner vouched for the run (the nonce line), its last result and limit."""
+    """Whether the runner vouched for the run (the nonce line), its result and the limit its
+    exception points to. Only the runner's own lines count: the pass line, and a result line
+    ``result <mac> <json>`` whose mac (a keyed BLAKE2b, the nonce its key) is valid; the first
+    such line is taken. Anything else on the channel (what the program wrote there, however
+    long or nested) is skipped without being parsed."""
     vouched, result, limit = False, None, None
+    passed_line = f"passed {nonce}"
+    key = nonce.encode("ascii")
     for line in text.splitlines():
-        if line == f"passed {nonce}":
+        if line == passed_line:
             vouched = True
             continue
+        if result is not None or not line.startswith("result ") or (
+                len(line) > _VERDICT_LINE_LIMIT):
+            continue
+        _, mac, payload = (line.split(" ", 2) + ["", ""])[:3]
         try:
-            record = json.loads(line)
+            data = payload.encode("ascii")
+        except UnicodeEncodeError:
+            continue
+        expected = hashlib.blake2b(data, key=key, digest_size=16).hexdigest()
+        if not hmac.compare_digest(mac, expected):
+            continue
+        try:  # the runner's own text (its mac is valid): a flat object, at most this line long
+            record = json.loads(payload)
         except ValueError:
             continue
         if isinstance(record, dict) and isinstance(record.get("result"), str):
             result = record["result"]
-            limit = record.get("limit") if isinstance(record.get("limit"), str) else None
+            named = record.get("limit")
+            limit = named if named in RUNNER_LIMITS or named == "timeout" else None
     return vouched, result, limit
 
 
 def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None = None,
-                 max_file_bytes: int = 0) -> StepResult:
+                 max_file_bytes: int = 0, timeout: float | None = None) -> StepResult:
+    """A step's outcome from what the sandbox observed: its wait status, the worker's timer,
+    its CPU time, the size of its output, and (a Python step) the runner's result line, whose
+    mac proves the runner wrote it; a timeout the runner reports counts only when the step
+    lasted its wall-clock limit (``timeout``). Nothing else the program wrote decides."""
     status_word = int(record["wait_status"])
     if os.WIFSIGNALED(status_word):
         signal_number = os.WTERMSIG(status_word)
@@ -712,8 +785,16 @@ def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None
     # limit stopped it
     timed_out = bool(record.get("timed_out")) or (cpu_seconds is not None
                                                   and cpu_time > cpu_seconds)
+    runner_timeout = False
     if step.python is not None:
         vouched, result, limit = _parse_verdict(record.get("verdict", ""), nonce)
+        if limit == "timeout" or result == "timed out":
+            # the runner's timer (code_eval's "timed out"): the step lasted its limit
+            runner_timeout = timeout is not None and (
+                float(record.get("duration", 0.0)) >= timeout - 0.005)
+            limit = None
+            if not runner_timeout:
+                result = None
     elif step.vouch:  # the token line alone: what else the program wrote there says nothing
         vouched = f"passed {nonce}" in record.get("verdict", "").splitlines()
         result, limit = None, None
@@ -722,12 +803,12 @@ def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None
     passed = vouched and returncode == 0 and not timed_out
     if passed:
         status, result, limit = "passed", "passed", None
-    elif timed_out or signal_number == getattr(signal, "SIGXCPU", -1) or result == "timed out":
+    elif timed_out or signal_number == getattr(signal, "SIGXCPU", -1) or runner_timeout:
         status, result, limit = "timeout", "timed out", "timeout"
     elif signal_number == getattr(signal, "SIGXFSZ", -1):
         status, limit = "killed", "max_file_mb"
         result = "failed: killed by SIGXFSZ (the file size limit)"
-    elif limit is not None:
+    elif limit in RUNNER_LIMITS:  # the runner saw the program's exception come from a limit
         status = "killed"
     elif max_file_bytes and int(record.get("output_bytes", 0)) >= max_file_bytes:
         # its output reached the file size limit: a process of it ended by SIGXFSZ (a shell
@@ -739,7 +820,7 @@ def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None
     if result is None or result == "passed" and not passed:
         if signal_number is not None:
             result = f"failed: killed by {_signal_name(signal_number)}"
-        elif step.python is not None or step.vouch and returncode == 0:
+        elif returncode == 0 and (step.python is not None or step.vouch):
             result = ENDED_EARLY.format(status=returncode)
         else:
             result = f"failed: exit status {returncode}"
@@ -862,6 +943,7 @@ class Sandbox:
                 "home_dirs": _home_dirs(),
                 "hidden_dirs": hidden_dirs(),
                 "hidden_files": hidden_files(),
+                "caller_dirs": caller_dirs(self._paths),
                 "sys_path": [entry for entry in sys.path if isinstance(entry, str)],
                 "uid": self.uid,
                 "namespaces": namespaces,
@@ -1057,8 +1139,9 @@ class Sandbox:
                 + self._stderr_tail()
             )
         results = tuple(
-            _step_result(step, record, nonce, cpu, limits.max_file_mb * 1024 * 1024)
-            for step, record, cpu in zip(steps, records, cpu_limits, strict=False)
+            _step_result(step, record, nonce, cpu, limits.max_file_mb * 1024 * 1024, seconds)
+            for step, record, cpu, seconds in zip(steps, records, cpu_limits, timeouts,
+                                                  strict=False)
         )
         last = results[-1]
         passed = len(results) == len(steps) and all(r.passed for r in results)
