@@ -212,3 +212,9 @@ def test_space_side_by_side(lang):
     for candidate in page["candidates"]:
         for name, entry in candidate["scores"].items():
             assert math.isfinite(entry["score"]), (name, entry)
+
+
+def test_tsed_types_trees_have_the_same_limit():
+    code = deep_code("python", "unary", DEPTH)
+    with pytest.raises(ItemError, match=r"^item 0: tsed: the code nests more than 20,000"):
+        cgm_metrics.score("tsed", [code], [[REFERENCE]], lang="python", tree="types")
