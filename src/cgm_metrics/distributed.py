@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from .core.inputs import check_inputs, check_predictions, check_references
+from .errors import ItemError
 from .metric import Metric
 
 INSTALL_HINT = 'Ray is not installed; install it with: pip install "cgm-metrics[ray]"'
@@ -419,6 +420,9 @@ def _first_failing_item(metric, items, preds, refs) -> tuple:
         try:
             metric.statistics([pred], [ref])
         except (ValueError, TypeError) as error:
+            if isinstance(error, ItemError):  # its index is the one-item call's, not ours
+                error = error.shifted(int(item) - error.item)
+                return _METRIC_ERROR, int(item), error, str(error)
             return _METRIC_ERROR, int(item), error, f"{error} (item {int(item)})"
     try:  # only the whole block fails: report it by its items
         metric.statistics(preds, refs)

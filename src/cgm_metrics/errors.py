@@ -3,6 +3,7 @@
 * :class:`InputError` (a ``ValueError``): a problem with what the user gave (a file, an
   argument, an option) that the user can fix; the message names it and the fix. ``cgm``
   exits 1 on it, the Space shows it as a message.
+  :class:`ItemError` is one that names an item of the corpus by its index.
 * :class:`MetricUnavailableError` (a ``RuntimeError``): a metric that cannot run in this
   installation (a missing database such as WordNet, a plugin that fails to import); a
   default metric is skipped with the reason, a metric asked for by name is an error.
@@ -18,6 +19,23 @@ from collections.abc import Iterable
 
 class InputError(ValueError):
     """A problem with the user's input that the user can fix."""
+
+
+class ItemError(InputError):
+    """An item that a metric cannot score (code nested deeper than the metric reads, say): the
+    message names it by its index in the corpus (``item 3: ...``)."""
+
+    def __init__(self, item: int, message: str) -> None:
+        super().__init__(item, message)
+        self.item = item
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"item {self.item}: {self.message}"
+
+    def shifted(self, offset: int) -> ItemError:
+        """The same error for a block of items that starts at ``offset`` in the corpus."""
+        return ItemError(self.item + offset, self.message) if offset else self
 
 
 class MetricUnavailableError(RuntimeError):

@@ -17,14 +17,16 @@ databases never need to be pickled.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .core.inputs import check_inputs
+from .errors import ItemError
 from .metric import Metric
 
 CHUNK_SIZE = 32  # items per unit of work: the progress step and the task size of jobs > 1
@@ -87,6 +89,15 @@ def _chunk_table(
                 for recipe, preds in zip(recipes, predictions, strict=True)]
 
 
+@contextmanager
+def _items_from(start: int) -> Iterator[None]:
+    """An :class:`ItemError` raised for a block of items names its item in the corpus."""
+    try:
+        yield
+    except ItemError as error:
+        raise error.shifted(start) from None
+
+
 def _chunks(n_items: int, size: int = CHUNK_SIZE) -> list[tuple[int, int]]:
     return [(start, min(start + size, n_items)) for start in range(0, n_items, size)]
 
@@ -107,7 +118,8 @@ def _shared_many(tasks: Sequence[Task], progress: Progress | None) -> list[np.nd
         references = tasks[0].references[start:stop]
         with shared_work():
             for index, task in enumerate(tasks):
-                piece = task.metric.statistics(task.predictions[start:stop], references)
+                with _items_from(start):
+                    piece = task.metric.statistics(task.predictions[start:stop], references)
                 pieces[index].append(np.asarray(piece, dtype=np.float64))
                 if progress is not None:
                     progress(stop - start)
@@ -145,8 +157,9 @@ def compute_many(
                 continue
             pieces = []
             for start, stop in _chunks(n_items, max(CHUNK_SIZE, -(-n_items // 50))):
-                piece = task.metric.statistics(task.predictions[start:stop],
-                                               task.references[start:stop])
+                with _items_from(start):
+                    piece = task.metric.statistics(task.predictions[start:stop],
+                                                   task.references[start:stop])
                 pieces.append(np.asarray(piece, dtype=np.float64))
                 progress(stop - start)
             out.append(np.concatenate(pieces, axis=0) if pieces else
@@ -164,9 +177,10 @@ def compute_many(
             for number, (start, stop) in enumerate(chunks):
                 future = pool.submit(_chunk_statistics, recipe, task.predictions[start:stop],
                                      task.references[start:stop])
-                futures.append((index, number, future))
-        for index, number, future in futures:
-            parts[index][number] = result = future.result()
+                futures.append((index, number, start, future))
+        for index, number, start, future in futures:
+            with _items_from(start):
+                parts[index][number] = result = future.result()
             if progress is not None:
                 progress(len(result))
     return [
@@ -188,8 +202,10 @@ def _shared_pool(tasks: Sequence[Task], jobs: int, progress: Progress | None) ->
                                [task.predictions[start:stop] for task in tasks],
                                references[start:stop])
                    for start, stop in chunks]
-        for future in futures:
-            for index, result in enumerate(future.result()):
+        for (start, _), future in zip(chunks, futures, strict=True):
+            with _items_from(start):
+                results = future.result()
+            for index, result in enumerate(results):
                 parts[index].append(result)
                 if progress is not None:
                     progress(len(result))

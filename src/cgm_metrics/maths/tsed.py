@@ -30,6 +30,7 @@ from the package's.
 from __future__ import annotations
 
 import importlib.metadata
+import threading
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -37,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import check_number
+from ..errors import ItemError
 from ..languages import DEFAULT_LANGUAGE, covering
 from ..metric import MeanOfItems
 from .ruby.ted import Tree, tree_edit_distance
@@ -115,10 +117,89 @@ def _pack_parser(pack_name: str) -> Any:
 
 
 def sexp(code: str, lang: str) -> str:
-    """tree-sitter's S-expression of ``code``, as the ``tsed`` package prints it."""
+    """tree-sitter's S-expression of ``code``, as the ``tsed`` package prints it.
+
+    tree-sitter prints it recursively in C, one call per level of the tree, on the caller's
+    stack, where the package's process dies of a segmentation fault when code nests a few
+    thousand levels deep. Here a tree deeper than :data:`PRINT_DEPTH` levels is printed by the
+    same function on a thread whose stack is sized for its depth (:data:`STACK_PER_LEVEL` a
+    level), the same text; code nested deeper than :data:`MAX_DEPTH` levels is refused with a
+    :class:`TreeTooDeepError` (a ``ValueError``).
+    """
     parser = _parser(resolve_tsed_language(lang))
     source = code.encode("utf-8", errors="surrogatepass")
-    return str(parser.parse(source).root_node)
+    return print_tree(parser.parse(source).root_node)
+
+
+#: Deepest tree that tree-sitter's printer runs on the caller's own stack: at most about 700
+#: bytes of C stack a level were measured (Python's nested lists), so 1,000 levels fit the
+#: smallest thread stacks (1 MB) with room.
+PRINT_DEPTH = 1_000
+#: Stack given to the printer a level of a deeper tree (about 3x the most measured).
+STACK_PER_LEVEL = 2_048
+#: Deepest tree TSED reads (levels of tree-sitter nodes, named or not); the ``tsed`` package's
+#: own process dies at about 12,000 (Python's nested lists, an 8 MB stack).
+MAX_DEPTH = 20_000
+
+_STACK_LOCK = threading.Lock()
+
+
+def tree_depth(root: Any, limit: int | None = None) -> int:
+    """How many levels lie below ``root`` (every node a tree cursor visits), without
+    recursion; with ``limit``, the walk stops at the first node deeper than it (and returns
+    ``limit + 1``)."""
+    cursor = root.walk()
+    depth = deepest = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if limit is not None and depth > limit:
+                    return depth
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return deepest
+            depth -= 1
+
+
+class TreeTooDeepError(ValueError):
+    """Code nested deeper than :data:`MAX_DEPTH` levels: it has no TSED."""
+
+
+def print_tree(root: Any) -> str:
+    """``str(root)`` (tree-sitter's S-expression) for a tree of any depth up to
+    :data:`MAX_DEPTH`, :class:`TreeTooDeepError` beyond: see :func:`sexp`."""
+    if root.descendant_count <= PRINT_DEPTH:  # the depth is at most the number of nodes
+        return str(root)
+    depth = tree_depth(root, MAX_DEPTH)
+    if depth <= PRINT_DEPTH:
+        return str(root)
+    if depth > MAX_DEPTH:
+        raise TreeTooDeepError(
+            f"tsed: the code nests more than {MAX_DEPTH:,} levels deep (its syntax tree), "
+            "beyond what TSED reads; score smaller or less nested units."
+        )
+    printed: list[str] = []
+    runner = threading.Thread(target=lambda: printed.append(str(root)), name="tsed-print")
+    with _STACK_LOCK:  # the stack size applies to the threads started while it is set
+        previous = threading.stack_size()
+        try:
+            threading.stack_size(max(depth * STACK_PER_LEVEL, 1 << 24))
+            runner.start()
+        except (RuntimeError, MemoryError) as error:
+            raise TreeTooDeepError(
+                f"tsed: the code nests {depth:,} levels deep and no thread with a stack for "
+                f"its syntax tree could be started ({error}); score smaller or less nested "
+                "units."
+            ) from None
+        finally:
+            threading.stack_size(previous)
+    runner.join()
+    if not printed:  # pragma: no cover - str() raised in the thread (out of memory)
+        raise MemoryError("tsed: no memory to print the syntax tree")
+    return printed[0]
 
 
 def sexp_tree(text: str) -> tuple[Tree, int]:
@@ -177,6 +258,11 @@ def typed_tree(code: str, lang: str) -> tuple[Tree, int]:
     ``tree="types"`` reading), and their number."""
     parser = _parser(resolve_tsed_language(lang))
     root = parser.parse(code.encode("utf-8", errors="surrogatepass")).root_node
+    if root.descendant_count > MAX_DEPTH and tree_depth(root, MAX_DEPTH) > MAX_DEPTH:
+        raise TreeTooDeepError(
+            f"tsed: the code nests more than {MAX_DEPTH:,} levels deep (its syntax tree), "
+            "beyond what TSED reads; score smaller or less nested units."
+        )
     labels: list[str] = []
     children: list[list[int]] = []
     stack = [(root, -1)]
@@ -319,8 +405,14 @@ class TsedMetric(MeanOfItems):
 
         values = np.empty(len(predictions), dtype=np.float64)
         for index, (prediction, refs) in enumerate(zip(predictions, references, strict=True)):
-            origin = tree(prediction)
-            values[index] = max(tsed_similarity(origin, tree(ref), self.weights) for ref in refs)
+            try:
+                origin = tree(prediction)
+                values[index] = max(tsed_similarity(origin, tree(ref), self.weights)
+                                    for ref in refs)
+            except ItemError:
+                raise
+            except ValueError as error:  # nested too deep, trees too large: name the item
+                raise ItemError(index, str(error)) from None
         return values
 
 
