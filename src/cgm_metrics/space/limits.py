@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..errors import InputError
 
@@ -71,11 +70,6 @@ def real_code_rates() -> dict[str, dict[str, float]]:
             rates.setdefault(metric, {})[name] = float(rate)
     return rates
 
-
-def __getattr__(name: str) -> Any:
-    if name == "REAL_CODE_RATES":
-        return real_code_rates()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: how the rate grows with the size of an item (matching statement graphs and trees costs

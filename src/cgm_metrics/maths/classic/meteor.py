@@ -19,8 +19,7 @@ import numpy as np
 from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import single_meteor_score
 
-from ...core.languages import resolve_language
-from ...languages import DEFAULT_LANGUAGE
+from ...languages import DEFAULT_LANGUAGE, resolve_language
 from ...metric import MeanOfItems
 from .tokens import token_function
 from .wordnet import WORDNET_VERSION, load_wordnet

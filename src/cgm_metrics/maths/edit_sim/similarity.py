@@ -15,9 +15,8 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from ...core.inputs import check_inputs
-from ...core.languages import resolve_language
 from ...core.tokenizers import code_tokens
-from ...languages import DEFAULT_LANGUAGE
+from ...languages import DEFAULT_LANGUAGE, resolve_language
 from ...metric import MeanOfItems
 
 UNITS = ("char", "token")
