@@ -115,8 +115,18 @@ def test_the_map_is_read_top_to_bottom_and_names_real_modules():
     assert RANK[LAYERS[-1][1][0]] == 0
 
 
+def _container(module: str, path: Path) -> bool:
+    """A package that only holds modules (its ``__init__`` imports nothing): a folder of the
+    map's entries, in no layer of its own."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return path.name == "__init__.py" and not any(
+        isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(tree))
+
+
 def test_every_module_of_the_package_is_in_the_map():
-    missing = [module for module in modules() if module != TOP and owner(module) is None]
+    known = modules()
+    missing = [module for module, path in known.items()
+               if module != TOP and owner(module) is None and not _container(module, path)]
     assert not missing, f"modules in no layer of ARCHITECTURE.md's map: {missing}"
 
 
@@ -126,6 +136,8 @@ def test_no_module_imports_from_a_layer_above_its_own():
     wrong = []
     for module, path in known.items():
         if module == TOP:  # the lazy one-call API: the documented exception
+            continue
+        if owner(module) is None and _container(module, path):
             continue
         rank = RANK[owner(module)]  # type: ignore[index]
         tree_imports = imports(module, path, set(known))
@@ -151,11 +163,11 @@ def test_no_module_imports_from_a_layer_above_its_own():
 
 
 @pytest.mark.parametrize(("source", "expected"), [
-    ("from ..registry import get_metric\n", ["cgm_metrics.registry"]),
-    ("from .. import evaluation, __version__\n", ["cgm_metrics.evaluation", "cgm_metrics"]),
+    ("from ..languages import resolve\n", ["cgm_metrics.languages"]),
+    ("from .. import maths, __version__\n", ["cgm_metrics.maths", "cgm_metrics"]),
     ("from . import resampling\n", ["cgm_metrics.significance.resampling"]),
     ("import numpy\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-     "    from ..evaluation import Evaluation\n", []),
+     "    from ..maths import tsed\n", []),
 ])
 def test_the_import_reader_resolves_relative_imports(tmp_path, source, expected):
     path = tmp_path / "paired.py"
@@ -166,5 +178,7 @@ def test_the_import_reader_resolves_relative_imports(tmp_path, source, expected)
 
 def test_a_module_reaching_up_is_found():
     """The check fails where it should: an engine importing the front end."""
-    assert owner("cgm_metrics.commands.score") == "cgm_metrics.commands"
-    assert RANK[owner("cgm_metrics.commands.score")] > RANK[owner("cgm_metrics.execution.runs")]
+    front, engine = owner("cgm_metrics.commands.score"), owner("cgm_metrics.execution.runs")
+    assert front is not None and engine is not None
+    assert "cgm_metrics.commands.score".startswith(front + ".")
+    assert RANK[front] > RANK[engine]
