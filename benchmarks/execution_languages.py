@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 from cgm_metrics.execution.languages import (
-    LANGUAGES,
+    execution_languages,
     find_toolchain,
     get_language,
     run_sources,
@@ -193,7 +193,7 @@ def main() -> None:
         parity(args.languages or list(PARITY_FILES), args.workers, record)
         record.write()
         return
-    languages = args.languages or list(LANGUAGES)
+    languages = args.languages or execution_languages()
     throughput(languages, args.workers, args.programs, record)
     if args.overhead:
         overhead(languages, max(5, args.programs // 4), record)

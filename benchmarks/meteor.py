@@ -29,7 +29,7 @@ from cgm_metrics.maths.classic import wordnet as wn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchtools import Record, interleaved, load  # noqa: E402
 
-from cgm_metrics.core import code_tokens
+from cgm_metrics.core.tokenizers import code_tokens
 from cgm_metrics.maths.classic.meteor import MeteorMetric
 
 _spec = importlib.util.spec_from_file_location(

@@ -34,7 +34,7 @@ from apted.helpers import Tree as AptedTree  # noqa: E402
 from benchtools import Record, interleaved, load  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
-from cgm_metrics.core import parse  # noqa: E402
+from cgm_metrics.core.parsing import parse  # noqa: E402
 from cgm_metrics.maths.ruby import ruby_items, syntax_tree, tree_edit_distance  # noqa: E402
 from cgm_metrics.maths.ruby import ted as ted_module  # noqa: E402
 from cgm_metrics.maths.ruby.ted import RELABEL, Tree, compiled  # noqa: E402

@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE))
 from benchtools import Record, interleaved, load  # noqa: E402
 from corpus import stdlib_pairs  # noqa: E402
 
-from cgm_metrics.maths.tsed import TSED_LANGUAGES, sexp, sexp_tree, tsed, tsed_similarity  # noqa: E402
+from cgm_metrics.maths.tsed import sexp, sexp_tree, tsed, tsed_languages, tsed_similarity  # noqa: E402
 
 GOLDEN = HERE.parent / "tests" / "data" / "codebleu"
 
@@ -46,7 +46,8 @@ def items(pairs: int, per_language: int) -> list[tuple[str, str, str]]:
 
 
 def run_package(pairs):
-    return [TSED.Calculate(TSED_LANGUAGES[lang], a, b, 1.0, 0.8, 1.0) for lang, a, b in pairs]
+    grammars = tsed_languages()
+    return [TSED.Calculate(grammars[lang], a, b, 1.0, 0.8, 1.0) for lang, a, b in pairs]
 
 
 def run_ours(pairs):

@@ -266,7 +266,7 @@ def test_normalize_identifiers_makes_renaming_irrelevant():
 
 
 def test_code_options_equal_sacrebleu_on_transformed_text():
-    from cgm_metrics.core import normalize_identifiers, strip_comments
+    from cgm_metrics.core.text import normalize_identifiers, strip_comments
 
     rows = _hearthstone()[:40]
     predictions = [row["prediction"] for row in rows]

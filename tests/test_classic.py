@@ -22,7 +22,7 @@ from conftest import ROOT, shared_data, stdlib_pairs
 from rouge_score import rouge_scorer
 
 import cgm_metrics
-from cgm_metrics.core import code_tokens, tranx_tokenize
+from cgm_metrics.core.tokenizers import code_tokens, tranx_tokenize
 from cgm_metrics.maths.classic import BleuMetric, RougeLMetric, lcs_length
 from cgm_metrics.maths.classic import wordnet as wn
 

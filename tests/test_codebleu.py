@@ -19,7 +19,7 @@ from _peers import codebleu_of
 from conftest import METRICS_DIR, ROOT, shared_data
 
 from cgm_metrics.maths.codebleu import CodeBleuMetric, compute_codebleu
-from cgm_metrics.maths.codebleu.keywords import KEYWORDS
+from cgm_metrics.maths.codebleu.keywords import keywords
 from cgm_metrics.maths.codebleu.setorder import set_order, string_hash
 
 KEYS = (
@@ -238,7 +238,7 @@ def test_typescript_keywords_and_dataflow():
     """TypeScript is not in the package. Its dataflow uses the package's JavaScript rules, so on
     the JavaScript golden pairs (valid TypeScript) it must give the package's JavaScript
     dataflow wherever the two grammars build the same tree (all but a few pairs)."""
-    assert {"interface", "type", "readonly", "function", "const"} <= set(KEYWORDS["typescript"])
+    assert {"interface", "type", "readonly", "function", "const"} <= set(keywords("typescript"))
     equal = total = 0
     for record in _records("javascript"):
         if not record["stable_25_seeds"]:
@@ -341,11 +341,11 @@ def test_fast_python_comment_removal_equals_tokenize_rules():
     """The tokenize-free path gives the package's tokenize-based text on real and broken code."""
     import random
 
-    from cgm_metrics.maths.codebleu.preprocess import _strip_python, _strip_python_fast
+    from cgm_metrics.maths.codebleu.preprocess import _strip_tokenize, _strip_tokenize_fast
 
     def package_rules(text):
         try:
-            return _strip_python(text)
+            return _strip_tokenize(text)
         except Exception:  # the package keeps the text when tokenize fails
             return text
 
@@ -361,7 +361,7 @@ def test_fast_python_comment_removal_equals_tokenize_rules():
         broken.append(text[:i] + rng.choice(inserts) + text[i:])
     used = 0
     for text in texts + broken:
-        fast = _strip_python_fast(text)
+        fast = _strip_tokenize_fast(text)
         if fast is not None:
             used += 1
             assert fast == package_rules(text), text
@@ -507,13 +507,13 @@ def test_compiled_python_scanner_decides_unmatched_closers_and_open_quotes():
     import sys
     from array import array
 
-    from cgm_metrics.maths.codebleu.preprocess import _strip_python, _strip_python_fast
+    from cgm_metrics.maths.codebleu.preprocess import _strip_tokenize, _strip_tokenize_fast
 
     engine = _compiled_engine()
 
     def package_rules(text):
         try:
-            return _strip_python(text)
+            return _strip_tokenize(text)
         except Exception:  # the package keeps the text when tokenize fails
             return text
 
@@ -550,8 +550,8 @@ def test_compiled_python_scanner_decides_unmatched_closers_and_open_quotes():
         assert all(length == engine.UNSURE for length in quote_lengths)
     assert all(length == engine.UNSURE for length in lengths[-len(undecided) :])
     # the pure-Python engine's tokenize-free path decides the same closers
-    assert [_strip_python_fast(t) for t in decided] == [package_rules(t) for t in decided]
-    assert _strip_python_fast(undecided[0]) is None
+    assert [_strip_tokenize_fast(t) for t in decided] == [package_rules(t) for t in decided]
+    assert _strip_tokenize_fast(undecided[0]) is None
 
 
 def test_compiled_comment_removal_equals_reference():

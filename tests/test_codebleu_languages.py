@@ -28,16 +28,15 @@ from _peers import require
 from conftest import ROOT
 
 from cgm_metrics.maths.codebleu import (
-    CODEBLEU_LANGUAGES,
     CodeBleuMetric,
     calc_codebleu,
+    codebleu_languages,
     compute_codebleu,
 )
 from cgm_metrics.maths.codebleu.dataflow import data_flow
-from cgm_metrics.maths.codebleu.keywords import KEYWORDS
+from cgm_metrics.maths.codebleu.keywords import keywords
 from cgm_metrics.maths.codebleu.options import CodeBleuOptions
 from cgm_metrics.maths.codebleu.preprocess import remove_comments
-from cgm_metrics.maths.codebleu.tables import COMMENT_STYLES
 from cgm_metrics.maths.codebleu.tree import flatten
 
 NEW = ("kotlin", "swift", "scala", "lua", "bash", "haskell", "julia")
@@ -298,7 +297,7 @@ COMMENTS = {
 @pytest.mark.parametrize("lang", sorted(COMMENTS))
 def test_comment_removal_by_hand(lang):
     source, expected = COMMENTS[lang]
-    style = COMMENT_STYLES[lang]
+    style = CodeBleuOptions(lang=lang).comment_style
     assert remove_comments(source, style) == expected
     from cgm_metrics.maths.codebleu import engine
 
@@ -455,8 +454,8 @@ def test_keywords_of_the_reference_lists():
                "bash": {"fi", "esac", "done"}, "haskell": {"where", "newtype", "qualified"},
                "julia": {"function", "end", "mutable"}}
     for lang, words in samples.items():
-        assert words <= set(KEYWORDS[lang]), lang
-        assert len(KEYWORDS[lang]) == len(set(KEYWORDS[lang])), lang
+        assert words <= set(keywords(lang)), lang
+        assert len(keywords(lang)) == len(set(keywords(lang))), lang
 
 
 @pytest.mark.parametrize("call", ["compute_codebleu", "calc_codebleu", "metric"])
@@ -470,7 +469,7 @@ def test_unknown_language_lists_every_language(call):
             CodeBleuMetric(lang="fortran")
     message = str(info.value)
     assert "fortran" in message
-    for lang in CODEBLEU_LANGUAGES:
+    for lang in codebleu_languages():
         assert lang in message
 
 
@@ -480,19 +479,15 @@ def test_aliases_of_the_new_languages():
         assert CodeBleuMetric(lang=alias).spec.name == lang
 
 
-def test_earlier_rule_style_names_are_still_taken():
-    """A language module written with the earlier style names (named after the language that
-    used them first) is read with the current ones, which the engines know."""
-    from cgm_metrics.languages import Language, check, python, ruby
+@pytest.mark.parametrize("style", ["python", "hash"])
+def test_a_comment_style_is_a_scanned_style_tokenize_or_none(style):
+    """Only the style names the engines know are taken: neither a language's name (the
+    earlier spelling of "tokenize") nor an unknown word."""
+    from cgm_metrics.languages import Language, check, python
     from cgm_metrics.languages.parts import CodeBleuPart
 
-    spec = python.LANGUAGE.parsing._replace(name="oldstyle")
-    rules = python.RULES._replace(branch_style="python", for_in_style="ruby")
-    old = Language("oldstyle", "Old style", parsing=spec,
-                   codebleu=CodeBleuPart(python.KEYWORDS, rules, "python"))
-    read = check(old, "a module of another package").codebleu
-    assert read.comment_style == "tokenize"
-    assert read.rules == python.RULES._replace(for_in_style="pattern_value")
-    assert ruby.RULES.for_in_style == "pattern_value" and python.RULES.for_in_style == "fields"
+    spec = python.LANGUAGE.parsing._replace(name="styled")
+    language = Language("styled", "Styled", parsing=spec,
+                        codebleu=CodeBleuPart(python.KEYWORDS, python.RULES, style))
     with pytest.raises(ValueError, match="'tokenize' or 'none'"):
-        check(old._replace(codebleu=CodeBleuPart(python.KEYWORDS, rules, "hash")), "m")
+        check(language, "m")

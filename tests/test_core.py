@@ -7,21 +7,18 @@ import re
 
 import pytest
 
-from cgm_metrics.core import (
-    ALIASES,
-    LANGUAGES,
-    check_inputs,
-    code_tokens,
-    leaf_tokens,
-    leaves,
-    normalize_identifiers,
-    parse,
-    resolve_language,
-    strip_comments,
-    supported_languages,
-    tranx_tokenize,
-    walk,
-)
+from cgm_metrics import languages
+from cgm_metrics.core.inputs import check_inputs
+from cgm_metrics.core.parsing import leaves, parse, walk
+from cgm_metrics.core.text import normalize_identifiers, strip_comments
+from cgm_metrics.core.tokenizers import code_tokens, leaf_tokens, tranx_tokenize
+from cgm_metrics.languages import resolve_language
+
+# the parsing part of every built-in language, and their aliases
+LANGUAGES = {name: language.parsing for name, language in languages.builtin().items()
+             if language.parsing is not None}
+ALIASES = {alias: name for alias, name in languages.aliases().items()
+           if name in LANGUAGES and alias not in LANGUAGES}
 
 REQUIRED = [
     "python",
@@ -152,7 +149,7 @@ def _squeeze(code: str) -> str:
 
 
 def test_every_language_has_a_parsing_test():
-    assert set(REQUIRED) <= set(supported_languages())
+    assert set(REQUIRED) <= set(languages.names("parsing"))
     assert set(SNIPPETS) == set(LANGUAGES)  # each language's parsing is tested below
 
 

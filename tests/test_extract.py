@@ -22,8 +22,13 @@ from conftest import DATA
 from hostile_programs import needs_sandbox
 from test_execution_languages import KNOWN_DIFFERENCES, _toolchain_or_skip
 
-from cgm_metrics.execution import extract_code, extract_solution
-from cgm_metrics.execution.extract import assemble, assembled_parts, entry_point_of
+from cgm_metrics.execution.extract import (
+    assemble,
+    assembled_parts,
+    entry_point_of,
+    extract_code,
+    extract_solution,
+)
 from cgm_metrics.execution.problems import Problem
 
 PARITY_ALL = os.environ.get("CGM_PARITY_ALL") == "1"

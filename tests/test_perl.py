@@ -36,7 +36,7 @@ PROGRAMS = [p.strip("\n") for p in (ROOT / "tests" / "data" / "codebleu_language
 
 
 def test_names_and_parts():
-    assert "perl" in cgm_metrics.languages()
+    assert "perl" in cgm_metrics.languages.names()
     for name in ("perl", "PERL", "pl", "perl5"):
         assert languages.resolve(name).name == "perl"
     language = languages.resolve("perl")

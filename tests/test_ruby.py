@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import cgm_metrics
-from cgm_metrics.core import parse
+from cgm_metrics.core.parsing import parse
 from cgm_metrics.maths.ruby import (
     MAX_GRAPH_EDGES,
     MAX_GRAPH_NODES,
@@ -802,8 +802,9 @@ def test_level_option_sets_the_first_level():
         for lv in ("graph", "tree", "string")
     ]
     assert [r["sample_levels"][0] for r in levels] == ["graph", "tree", "string"]
-    tokens = cgm_metrics.core.code_tokens
     from rapidfuzz.distance import Levenshtein
+
+    from cgm_metrics.core.tokenizers import code_tokens as tokens
 
     a, b = tokens(pred), tokens(ref)
     assert levels[2]["ruby"] == pytest.approx(1 - Levenshtein.distance(a, b) / max(len(a), len(b)))

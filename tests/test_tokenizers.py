@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cgm_metrics.core import code_tokens, tranx_tokenize
+from cgm_metrics.core.tokenizers import code_tokens, tranx_tokenize
 
 _ALPHABET = st.sampled_from(list("aAbBzZ09_ \t\n\"'`(),.=+é\u03a9\xa0\u2028\x1c"))
 

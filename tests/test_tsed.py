@@ -22,11 +22,11 @@ import cgm_metrics
 from cgm_metrics.maths.ruby.ted import Tree, tree_edit_distance
 from cgm_metrics.maths.tsed import (
     MAX_TABLE_CELLS,
-    TSED_LANGUAGES,
     compute_tsed,
     sexp,
     sexp_tree,
     tsed,
+    tsed_languages,
 )
 
 WEIGHTS = (1.0, 0.8, 1.0)
@@ -35,7 +35,7 @@ CODEBLEU_LANGUAGES = ["c", "c_sharp", "cpp", "go", "java", "javascript", "php", 
 
 
 def peer(lang: str, origin: str, target: str, weights=WEIGHTS) -> float:
-    return TSED.Calculate(TSED_LANGUAGES[lang], origin, target, *weights)
+    return TSED.Calculate(tsed_languages()[lang], origin, target, *weights)
 
 
 def _pairs(lang: str, count: int, max_chars: int = 700) -> list[tuple[str, str]]:
@@ -145,7 +145,7 @@ def _peer_tree(node) -> tuple[list[str], list[list[int]]]:
 ])
 def test_trees_are_read_as_the_package_reads_them(lang, code):
     tree, size = sexp_tree(sexp(code, lang))
-    node = TSED._get_tree(TSED_LANGUAGES[lang], code)
+    node = TSED._get_tree(tsed_languages()[lang], code)
     labels, children = _peer_tree(node)
     assert list(tree.labels) == labels
     assert [list(kids) for kids in tree.children] == children
@@ -352,7 +352,7 @@ def test_types_reading_labels_nodes_by_type():
     from tree_sitter_language_pack import get_parser
 
     def peer_typed(code, lang):
-        root = get_parser(TSED_LANGUAGES[lang]).parse(code.encode()).root_node
+        root = get_parser(tsed_languages()[lang]).parse(code.encode()).root_node
 
         def build(node):
             built = _Node(node.type)

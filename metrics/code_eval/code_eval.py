@@ -26,7 +26,7 @@ sandbox: its own interpreter in new Linux PID, mount and network namespaces, und
 own, with CPU, memory, process and file limits. A pass means the program text ran to its end:
 exiting early with status 0 is a failure. With `solutions`, EDIT-SIM and COMBINED
 (Dibia et al., 2023) are added. With `lang`, programs in C++, Java, JavaScript, TypeScript, Go,
-Rust, PHP, Ruby, Lua or Bash run the same way, with MultiPL-E's verdicts.
+Rust, PHP, Ruby, Lua, Bash or Perl run the same way, with MultiPL-E's verdicts.
 """
 
 _KWARGS_DESCRIPTION = """

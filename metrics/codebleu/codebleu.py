@@ -1,6 +1,6 @@
 """CodeBLEU (Ren et al., 2020) with the numbers of the `codebleu` package 0.7.0
 (``evaluate.load("k4black/codebleu")``), deterministic and linear-time, for its ten languages
-plus TypeScript, Kotlin, Swift, Scala, Lua, Bash, Haskell and Julia."""
+plus TypeScript, Kotlin, Swift, Scala, Lua, Bash, Haskell, Julia and Perl."""
 
 import evaluate
 

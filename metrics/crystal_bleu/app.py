@@ -3,9 +3,8 @@ from pathlib import Path
 import evaluate
 import gradio as gr
 
-from cgm_metrics.core import supported_languages
 from cgm_metrics.hub import build_widget
-from cgm_metrics.languages import DEFAULT_LANGUAGE
+from cgm_metrics.languages import DEFAULT_LANGUAGE, names
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(
@@ -15,7 +14,7 @@ demo = build_widget(
         "trivially_shared": gr.Textbox(value="", lines=3,
                                        placeholder='[["("], [")"], [";"], ["=", "0"]]'),
         "tokenize": gr.Radio(["code", "pygments", "none"], value="code"),
-        "lang": gr.Dropdown(supported_languages(), value=DEFAULT_LANGUAGE),
+        "lang": gr.Dropdown(names("parsing"), value=DEFAULT_LANGUAGE),
         "smoothing": gr.Radio(["method0", "method1", "method2", "method3"], value="method0"),
         "return_per_sample": gr.Checkbox(value=True),
     },

@@ -11,7 +11,7 @@ module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(
     module,
     extra_inputs={
-        "lang": gr.Dropdown(cgm_metrics.languages(), value=DEFAULT_LANGUAGE),
+        "lang": gr.Dropdown(cgm_metrics.languages.names(), value=DEFAULT_LANGUAGE),
         "return_per_sample": gr.Checkbox(value=True),
     },
 )

@@ -5,13 +5,13 @@ import gradio as gr
 
 from cgm_metrics.hub import build_widget
 from cgm_metrics.languages import DEFAULT_LANGUAGE
-from cgm_metrics.maths.tsed import TSED_LANGUAGES
+from cgm_metrics.maths.tsed import tsed_languages
 
 module = evaluate.load(str(Path(__file__).resolve().parent))
 demo = build_widget(
     module,
     extra_inputs={
-        "lang": gr.Dropdown(sorted(TSED_LANGUAGES), value=DEFAULT_LANGUAGE),
+        "lang": gr.Dropdown(sorted(tsed_languages()), value=DEFAULT_LANGUAGE),
         "deletion_weight": gr.Number(value=1.0),
         "insertion_weight": gr.Number(value=0.8),
         "rename_weight": gr.Number(value=1.0),

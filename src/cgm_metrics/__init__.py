@@ -3,7 +3,7 @@
 >>> import cgm_metrics
 >>> "chrf_code" in cgm_metrics.metrics()
 True
->>> "python" in cgm_metrics.languages()
+>>> "python" in cgm_metrics.languages.names()
 True
 
 The functions are imported on first use, so ``import cgm_metrics`` (and ``cgm --help``) does
@@ -42,10 +42,6 @@ def _interrupt_quietly_while_cgm_starts() -> None:
 
 _interrupt_quietly_while_cgm_starts()
 
-from . import _moved  # noqa: E402
-
-_moved.install()  # the old import paths of the maths (cgm_metrics.codebleu, ...) still work
-
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
 # `import evaluate` imports transformers, whose import prints an advisory banner ("PyTorch was
@@ -55,27 +51,26 @@ os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 if TYPE_CHECKING:
     from . import languages
-    from .languages.parts import LanguageSpec
+    from .evaluation import score
+    from .loading import module_path, module_paths
+    from .registry import get_metric, metrics
 
 __version__ = "0.1.0"
 
-__all__ = ["LanguageSpec", "__version__", "get_metric", "languages", "metrics", "module_path",
-           "module_paths", "score"]
+__all__ = ["__version__", "get_metric", "languages", "metrics", "module_path", "module_paths",
+           "score"]
 
 
-# ``languages`` is the package of the languages; calling it lists every usable language
-# (the built-in ones and those of installed plugins, sorted).
+# The one-call API, imported on first use: ``score`` loads numpy and the pipeline, ``metrics``
+# and ``get_metric`` the registry, ``module_path(s)`` the evaluate modules' paths; none of them
+# is paid for by ``import cgm_metrics`` or ``cgm --help``.
 
 
 def __getattr__(name: str) -> Any:
-    if name == "languages":  # the package of the languages (callable: their names)
+    if name == "languages":  # the package of the languages (cgm_metrics.languages.names())
         import importlib
 
         return importlib.import_module(".languages", __name__)
-    if name == "LanguageSpec":
-        from .languages.parts import LanguageSpec
-
-        return LanguageSpec
     if name in ("get_metric", "metrics"):
         from . import registry
 

@@ -60,7 +60,7 @@ METHODS = ("paired_bootstrap", "approximate_randomization")
 def check_language(lang: Any, argument: str = "lang") -> str:
     """The canonical name of ``lang`` (built-in or plugin), or an :class:`InputError`
     listing every usable language."""
-    from .core.languages import resolve_language
+    from .languages import resolve_language
 
     try:
         return resolve_language(lang, argument=argument).name

@@ -179,9 +179,8 @@ def check_language_support(cls: type[Metric], lang: Any) -> str | None:
     """The canonical name of ``lang`` when the metric ``cls`` can score it (None when ``lang``
     is None and the metric needs none). A metric that covers only some languages
     (``cls.languages`` is a tuple) needs ``lang``: never a silent default."""
-    from .core.languages import resolve_language
     from .errors import UnsupportedLanguageError
-    from .languages import DEFAULT_LANGUAGE
+    from .languages import DEFAULT_LANGUAGE, resolve_language
 
     if lang is None:
         if cls.languages is not None:

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.languages import resolve_language
 from ..io import InputError
+from ..languages import resolve_language
 from ..registry import DEFAULT_METRICS
 from ..significance import resampling
 from ..significance.multiple import CORRECTIONS, compare

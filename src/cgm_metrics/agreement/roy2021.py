@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.languages import resolve_language
 from ..io import InputError
+from ..languages import resolve_language
 from ..significance.classical import wilcoxon_test
 from ..significance.multiple import compare
 from ..significance.paired import DEFAULT_RESAMPLES

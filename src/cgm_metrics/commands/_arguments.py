@@ -423,7 +423,7 @@ def language(args: argparse.Namespace, paths: Sequence[str | None]) -> str | Non
     metrics that depend on a language then ask for ``--lang``)."""
     if args.lang is not None:
         return args.lang
-    from ..core.languages import language_from_paths
+    from ..languages import language_from_paths
 
     inferred = language_from_paths(path for path in paths if path)
     if inferred is not None:

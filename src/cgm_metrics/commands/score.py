@@ -69,7 +69,7 @@ def add_parser(subparsers) -> None:
 
 def list_metrics() -> None:
     """The registry's metrics with their metadata, and every usable language."""
-    from ..core.languages import supported_languages
+    from ..languages import names
 
     for entry in evaluation.describe_metrics():
         scale = "0-100" if entry["scale"] >= 10 else "0-1"
@@ -79,7 +79,7 @@ def list_metrics() -> None:
         print(f"{entry['name']}  ({entry['display_name']}, {scale}, {languages}{runs}{origin})")
         if entry["description"]:
             print(f"    {entry['description']}")
-    print(f"\nlanguages (--lang): {', '.join(supported_languages())}")
+    print(f"\nlanguages (--lang): {', '.join(names('parsing'))}")
 
 
 def print_scores(result: evaluation.ScoreResult) -> None:

@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 from tree_sitter import Node, Parser, Tree
 
-from .languages import LanguageSpec, resolve_language
+from ..languages import resolve_language
+from ..languages.parts import LanguageSpec
 
 
 @cache

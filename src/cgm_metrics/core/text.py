@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from .languages import LanguageSpec, resolve_language
+from ..languages import resolve_language
+from ..languages.parts import LanguageSpec
 from .parsing import ParsedCode, leaves, parse, walk
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .languages import LanguageSpec
+from ..languages.parts import LanguageSpec
 from .parsing import ParsedCode, leaves, parse
 
 _NON_WORD = re.compile(r"([^A-Za-z0-9_])")

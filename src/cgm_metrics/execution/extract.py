@@ -56,7 +56,6 @@ from ..languages import (
     all_languages,
     builtin,
     find,
-    iter_parts,
     plugins,
     resolve,
 )
@@ -122,11 +121,6 @@ def _other_tags() -> frozenset[str]:
     _TAGS_READ[:] = [known, extra, frozenset(tags)]
     return _TAGS_READ[2]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "RULES":  # the earlier table: every language's extraction part, by name
-        return iter_parts("extraction")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------- the outcome

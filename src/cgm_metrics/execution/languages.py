@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ToolchainMissingError
-from ..languages import DEFAULT, Language, all_languages, names, resolve
+from ..languages import DEFAULT_LANGUAGE, Language, names, resolve
 from ..languages.parts import COMPILE_TIMEOUT, ExecutionPart, Tool, syntax_error
 from .sandbox import (
     ExecutionResult,
@@ -198,17 +198,6 @@ def _execution_row(language: Language) -> ExecutionLanguage:
     return row
 
 
-def __getattr__(name: str) -> Any:
-    # the execution languages by name and their aliases, read when asked (plugins included)
-    if name == "LANGUAGES":
-        return {key: _execution_row(language)
-                for key, language in all_languages().items() if language.execution is not None}
-    if name == "ALIASES":
-        return {alias: row.name for row in __getattr__("LANGUAGES").values()
-                for alias in row.aliases}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def execution_languages() -> list[str]:
     """The names of the execution languages, sorted."""
     return names("execution")
@@ -267,7 +256,7 @@ class LanguageProgram(Program):
     """A :class:`~.sandbox.Program` built for an execution language (``language``, its
     canonical name): its verdict follows the language's rules (:func:`outcome_of`)."""
 
-    language: str = DEFAULT
+    language: str = DEFAULT_LANGUAGE
 
 
 def _built(spec: ExecutionLanguage, toolchain: Toolchain | None, text: Any,
@@ -420,7 +409,7 @@ def check_toolchain_in(sandbox: Sandbox, spec: ExecutionLanguage, toolchain: Too
 
 def run_sources(
     programs: Iterable[str],
-    lang: Any = DEFAULT,
+    lang: Any = DEFAULT_LANGUAGE,
     *,
     limits: Limits | None = None,
     num_workers: int = 4,

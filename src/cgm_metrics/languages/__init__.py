@@ -20,7 +20,7 @@ naming a module of the same kind (or its ``Language``)::
 Plugin languages are read on first need (a name not built in, or the full list), never on
 import. A bare :class:`~.parts.LanguageSpec` is still taken (a language for parsing only).
 
-The package is callable: ``cgm_metrics.languages()`` lists every usable language.
+:func:`names` lists every usable language (``cgm_metrics.languages.names()``).
 """
 
 import _thread
@@ -40,7 +40,6 @@ from .parts import (
     LanguageSpec,
     PdgSpec,
     TsedPart,
-    current_styles,
 )
 
 if TYPE_CHECKING:  # checked as the named tuple it behaves as
@@ -137,7 +136,7 @@ def check(language: Any, origin: str) -> Language:
     if (
         language.codebleu is not None
         and not isinstance(language.codebleu.comment_style, CommentStyle)
-        and (language.codebleu.comment_style not in ("tokenize", "none", "python"))
+        and (language.codebleu.comment_style not in ("tokenize", "none"))
     ):
         raise ValueError(
             f"{origin}: CodeBLEU's `comment_style` of {name!r} must be a "
@@ -145,8 +144,6 @@ def check(language: Any, origin: str) -> Language:
         )
     if language.codebleu is not None and not isinstance(language.codebleu.rules, DataflowRules):
         raise TypeError(f"{origin}: CodeBLEU's `rules` of {name!r} must be DataflowRules.")
-    if language.codebleu is not None:
-        language = language._replace(codebleu=current_styles(language.codebleu))
     if language.extraction is not None and language.execution is None:
         raise ValueError(
             f"{origin}: the `extraction` part of {name!r} needs an `execution` part: the "
@@ -382,12 +379,11 @@ def resolve(
 
 
 def _example(covered: list[str]) -> str:
-    return DEFAULT if DEFAULT in covered else (covered[0] if covered else "")
+    return DEFAULT_LANGUAGE if DEFAULT_LANGUAGE in covered else (covered[0] if covered else "")
 
 
 #: The language of a metric's ``lang`` when none is given (where a default makes sense).
-DEFAULT = "python"
-DEFAULT_LANGUAGE = DEFAULT
+DEFAULT_LANGUAGE = "python"
 
 
 class covering:  # noqa: N801 - used as a class attribute, like a property
@@ -445,14 +441,13 @@ def _reset_plugins() -> None:
         _PLUGINS = None
 
 
-class _Package(types.ModuleType):
-    """``cgm_metrics.languages()`` lists every usable language, as it always has."""
-
-    def __call__(self) -> list[str]:
-        return names()
-
-
-sys.modules[__name__].__class__ = _Package
+def resolve_language(lang: object, argument: str = "lang") -> LanguageSpec:
+    """The parsing part (:class:`~.parts.LanguageSpec`) of the language ``lang`` names:
+    :func:`resolve` asking for ``part="parsing"``, for the generic walkers (parsing,
+    tokenizers, comment stripping) and every tree metric."""
+    spec = resolve(lang, argument, part="parsing").parsing
+    assert spec is not None  # resolve checked the part
+    return spec
 
 
 def iter_parts(part: str, languages: Iterable[Language] | None = None) -> dict[str, Any]:
@@ -462,7 +457,6 @@ def iter_parts(part: str, languages: Iterable[Language] | None = None) -> dict[s
 
 
 __all__ = [
-    "DEFAULT",
     "DEFAULT_LANGUAGE",
     "PARTS",
     "Language",
@@ -479,4 +473,5 @@ __all__ = [
     "names",
     "plugins",
     "resolve",
+    "resolve_language",
 ]

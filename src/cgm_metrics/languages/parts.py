@@ -188,7 +188,9 @@ class DataflowRules(Record):
     arguments; immutable). The kinds of node are described in ``codebleu/tables.py``."""
 
     definition: tuple[str, ...] = ()
-    definition_style: str = "fields"  # "fields", "two_children" (C#), "rust_function"
+    # "fields": the name and value fields; "two_children": the first two children;
+    # "after_keyword": the children after the first (a keyword such as ``fn``)
+    definition_style: str = "fields"
     definition_name: str = "name"
     definition_value: str = "value"
     assignment: tuple[str, ...] = ()
@@ -212,7 +214,8 @@ class DataflowRules(Record):
     foreach: tuple[str, ...] = ()
     foreach_name: str = "name"
     foreach_value: str = "value"
-    foreach_php: bool = False  # PHP: the two ``variable_name`` children are value and name
+    # the first two ``variable_name`` children of a for-each are its value and its name
+    foreach_variable_pair: bool = False
     loop: tuple[str, ...] = ()
     first: tuple[str, ...] = ()  # children walked before their siblings
     identifier: str = "identifier"  # the leaf type of a name
@@ -288,27 +291,6 @@ class CodeBleuPart(Record):
 def words(text: str) -> tuple[str, ...]:
     """A keyword list written as one whitespace-separated string."""
     return tuple(text.split())
-
-
-# The earlier names of the rule styles, named after the language that used them first; still
-# taken from language modules (``check`` renames them).
-EARLIER_STYLES = {
-    "branch_style": {"python": "elif_chain"},
-    "for_in_style": {"python": "fields", "ruby": "pattern_value"},
-    "comment_style": {"python": "tokenize"},
-}
-
-
-def current_styles(part: CodeBleuPart) -> CodeBleuPart:
-    """``part`` with the earlier style names (:data:`EARLIER_STYLES`) renamed."""
-    rules = part.rules._replace(**{
-        key: EARLIER_STYLES[key].get(getattr(part.rules, key), getattr(part.rules, key))
-        for key in ("branch_style", "for_in_style")
-    })
-    style = part.comment_style
-    if isinstance(style, str):
-        style = EARLIER_STYLES["comment_style"].get(style, style)
-    return part._replace(rules=rules, comment_style=style)
 
 
 # --- TSED ------------------------------------------------------------------------------------

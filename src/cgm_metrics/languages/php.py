@@ -37,7 +37,7 @@ RULES = DataflowRules(
     c_for=("for_statement",),
     c_for_restart="assignment_expression",
     foreach=("foreach_statement",),
-    foreach_php=True,
+    foreach_variable_pair=True,
     loop=("while_statement",),
 )
 

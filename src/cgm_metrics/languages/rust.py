@@ -31,7 +31,7 @@ KEYWORDS = words(
 
 RULES = DataflowRules(
     definition=("function_item",),
-    definition_style="rust_function",
+    definition_style="after_keyword",
     assignment=("assignment_expression", "compound_assignment_expr", "let_expression"),
     branch=("if_expression", "if_let_expression", "match_expression", "else"),
     c_for=("for_expression",),

@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import check_flag
-from ..core.languages import resolve_language
 from ..core.text import normalize_identifiers as _normalize_identifiers
 from ..core.text import strip_comments as _strip_comments
+from ..languages import resolve_language
 from ..metric import Metric
 
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")

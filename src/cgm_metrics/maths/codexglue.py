@@ -33,8 +33,7 @@ from rapidfuzz.distance import Indel
 from rapidfuzz.process import cpdist
 
 from ..core.inputs import check_flag
-from ..core.languages import resolve_language
-from ..languages import DEFAULT_LANGUAGE
+from ..languages import DEFAULT_LANGUAGE, resolve_language
 from ..metric import Metric
 
 RATIOS: tuple[str, ...] = ("fuzzywuzzy", "difflib", "rapidfuzz")

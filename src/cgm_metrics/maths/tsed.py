@@ -58,11 +58,6 @@ def tsed_languages() -> dict[str, str]:
     return {name: part.pack for name, part in iter_parts("tsed").items()}
 
 
-def __getattr__(name: str) -> Any:
-    if name == "TSED_LANGUAGES":  # the pack's names, read when asked (plugins included)
-        return tsed_languages()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 #: Deletion, insertion and rename weights of the package's README and Space.
 DEFAULT_WEIGHTS = (1.0, 0.8, 1.0)

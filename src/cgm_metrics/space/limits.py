@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..errors import InputError
 
@@ -71,15 +70,6 @@ def real_code_rates() -> dict[str, dict[str, float]]:
             rates.setdefault(metric, {})[name] = float(rate)
     return rates
 
-
-def __getattr__(name: str) -> Any:
-    if name == "REAL_CODE_RATES":
-        return real_code_rates()
-    if name == "RATE_GROWTH":  # every registered metric's growth, read from its class
-        from ..registry import metrics
-
-        return {metric: rate_growth(metric) for metric in metrics()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def rate_growth(name: str) -> float:

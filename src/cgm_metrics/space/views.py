@@ -57,9 +57,9 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = _examples()
 
 def language_choices() -> list[str]:
     """Every usable language (built-in and plugins), for the language menus."""
-    from ..core.languages import supported_languages
+    from ..languages import names
 
-    return supported_languages()
+    return names("parsing")
 
 
 def metric_choices() -> list[str]:

@@ -40,9 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from ...core.languages import resolve_language
 from ...core.tokenizers import tranx_tokenize
-from ...languages import DEFAULT_LANGUAGE
+from ...languages import DEFAULT_LANGUAGE, resolve_language
 from ...metric import Metric
 
 #: ``tokenize`` choices: the study's code tokenizer and sacrebleu's offline tokenizers.

@@ -16,8 +16,7 @@ import math
 
 import numpy as np
 
-from ...core.languages import resolve_language
-from ...languages import DEFAULT_LANGUAGE
+from ...languages import DEFAULT_LANGUAGE, resolve_language
 from ...metric import MeanOfItems
 from .tokens import token_function
 from .wordnet import WORDNET_VERSION, load_wordnet

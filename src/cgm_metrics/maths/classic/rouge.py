@@ -37,8 +37,7 @@ from typing import Any, ClassVar
 import numpy as np
 from rapidfuzz.distance import Indel, LCSseq
 
-from ...core.languages import resolve_language
-from ...languages import DEFAULT_LANGUAGE
+from ...languages import DEFAULT_LANGUAGE, resolve_language
 from ...metric import MeanOfItems
 from .tokens import token_function
 

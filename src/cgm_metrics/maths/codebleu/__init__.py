@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from .metric import CodeBleuMetric
 
 __all__ = [
-    "CODEBLEU_LANGUAGES",
     "COMPONENTS",
     "DATAFLOW_MODES",
     "OUT_OF_THE_BLEU_WEIGHTS",
@@ -32,6 +31,4 @@ def __getattr__(name: str) -> Any:
         from .metric import CodeBleuMetric
 
         return CodeBleuMetric
-    if name == "CODEBLEU_LANGUAGES":  # the languages with a CodeBLEU part, read when asked
-        return tuple(codebleu_languages())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

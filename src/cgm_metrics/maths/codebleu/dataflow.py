@@ -264,7 +264,7 @@ class _Walker:
         elif style == "two_children":
             name = self._kids(node)[0]
             value = children[1] if len(children) == 2 else None
-        else:  # rust_function
+        else:  # after_keyword
             if len(children) < 2:
                 raise _Invalid("function without a name")
             name = children[1]
@@ -457,7 +457,7 @@ class _Walker:
         return self._merge_loop(entries)
 
     def _foreach(self, node: int) -> list[Entry]:
-        if self.rules.foreach_php:
+        if self.rules.foreach_variable_pair:
             name = value = None
             for child in self.children[node]:
                 if self.types[child] == "variable_name" and value is None:

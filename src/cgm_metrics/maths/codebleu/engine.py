@@ -31,9 +31,9 @@ ABI = 2  # csrc/engine.h: CGM_ENGINE_ABI
 # csrc/engine.h: the order of the rules array (checked against the library's RULE_NAMES)
 RULE_NAMES = (
     "definition_style", "definition_name_field", "definition_value_field", "tuple_assignment",
-    "branch_style", "branch_keeps_input", "ruby_for", "c_for_restart", "c_for_update_of",
+    "branch_style", "branch_keeps_input", "for_pattern_value", "c_for_restart", "c_for_update_of",
     "foreach_name_field", "foreach_value_field", "foreach_body_field", "foreach_rest",
-    "foreach_php", "has_first", "has_separators", "comma", "block", "for_in_clause",
+    "foreach_variable_pair", "has_first", "has_separators", "comma", "block", "for_in_clause",
     "operator_assignment", "elif_clause", "else_clause", "variable_name", "identifier", "left",
     "right", "body", "pattern", "value", "update",
 )  # fmt: skip
@@ -171,21 +171,21 @@ class LanguageTables:
             return -2 if found is None else int(found)
 
         values = {
-            "definition_style": {"fields": 0, "two_children": 1, "rust_function": 2}[
+            "definition_style": {"fields": 0, "two_children": 1, "after_keyword": 2}[
                 rules.definition_style],
             "definition_name_field": field(rules.definition_name),
             "definition_value_field": field(rules.definition_value),
             "tuple_assignment": int(rules.assignment_style == "tuple"),
             "branch_style": {"elif_chain": 0, "plain": 1, "flagged": 2}[rules.branch_style],
             "branch_keeps_input": int(rules.branch_keeps_input == "always"),
-            "ruby_for": int(rules.for_in_style == "pattern_value"),
+            "for_pattern_value": int(rules.for_in_style == "pattern_value"),
             "c_for_restart": name(rules.c_for_restart),
             "c_for_update_of": name(rules.c_for_update_of),
             "foreach_name_field": field(rules.foreach_name),
             "foreach_value_field": field(rules.foreach_value),
             "foreach_body_field": field(rules.foreach_body),
             "foreach_rest": int(not rules.foreach_body),
-            "foreach_php": int(rules.foreach_php),
+            "foreach_variable_pair": int(rules.foreach_variable_pair),
             "has_first": int(bool(rules.first)),
             "has_separators": int(bool(rules.separators)),
             **{label: name(label) for label in (

@@ -10,8 +10,6 @@ reserved tokens are left out, as the package's lists leave out operators.
 
 from __future__ import annotations
 
-from typing import Any
-
 
 def keywords(lang: str) -> tuple[str, ...]:
     """The keyword list of ``lang`` (a language with a CodeBLEU part)."""
@@ -21,11 +19,3 @@ def keywords(lang: str) -> tuple[str, ...]:
     assert part is not None
     return part.keywords
 
-
-def __getattr__(name: str) -> Any:
-    if name == "KEYWORDS":  # the built-in languages' lists, by name
-        from ...languages import builtin
-
-        return {key: language.codebleu.keywords for key, language in builtin().items()
-                if language.codebleu is not None}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,9 +8,9 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ...core.languages import LanguageSpec
 from ...errors import UnsupportedLanguageError
 from ...languages import DEFAULT_LANGUAGE, Language, names, resolve
+from ...languages.parts import LanguageSpec
 from .tables import DataflowRules, comment_style_name
 
 DATAFLOW_MODES = ("package", "zero", "renormalize")
@@ -22,12 +22,6 @@ def codebleu_languages() -> list[str]:
     """The languages with a CodeBLEU part (their modules' ``codebleu``), sorted: the
     package's ten, and the others of :mod:`cgm_metrics.languages`, plugins included."""
     return names("codebleu")
-
-
-def __getattr__(name: str) -> Any:
-    if name == "CODEBLEU_LANGUAGES":  # read when asked, so that plugin languages count
-        return tuple(codebleu_languages())
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def codebleu_language(lang: object) -> LanguageSpec:

@@ -24,7 +24,7 @@ def _non_blank_lines(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if line.strip() != "")
 
 
-def _strip_python(source: str) -> str:
+def _strip_tokenize(source: str) -> str:
     import io
     import tokenize
 
@@ -71,8 +71,8 @@ _PY_SCAN = re.compile(
 _ODD_SPACE = re.compile(r"[^\S \n]")
 
 
-def _strip_python_fast(source: str) -> str | None:
-    """``_strip_python`` for ordinary code without running ``tokenize``; None when unsure.
+def _strip_tokenize_fast(source: str) -> str | None:
+    """``_strip_tokenize`` for ordinary code without running ``tokenize``; None when unsure.
 
     Follows tokenize's rules for what matters here: comments, strings, and whether a string
     opens a logical line (after NEWLINE or INDENT) or sits in column 0. Code with tabs, odd
@@ -306,8 +306,8 @@ def remove_comments(source: str, style: str) -> str:
     ``tables.comment_style_name`` ("c_comments" for the package's C family)."""
     try:
         if style == "tokenize":
-            fast = _strip_python_fast(source)
-            return _strip_python(source) if fast is None else fast
+            fast = _strip_tokenize_fast(source)
+            return _strip_tokenize(source) if fast is None else fast
         if style == "none":
             return source
         return _strip_scanned(source, scanned_style(style))

@@ -26,8 +26,6 @@ operators: the walker neither walks them nor reads variables from them) and a fo
 given by a field or, with ``foreach_body=""``, as the children after the iterated value.
 """
 
-from typing import Any
-
 from ...languages.parts import (
     ATOMIC_TYPES,
     C_STYLE,
@@ -67,26 +65,6 @@ def scanned_style(name: str) -> CommentStyle:
     part = resolve(name, part="codebleu").codebleu
     assert part is not None and isinstance(part.comment_style, CommentStyle)
     return part.comment_style
-
-
-def __getattr__(name: str) -> Any:
-    # the built-in languages' tables, by name (what the tests and tools list); any other name
-    # fails at once: ``from .tables import x`` asks for ``__path__``, which must not import
-    # every language module
-    if name not in ("RULES", "COMMENT_STYLES", "SCANNED_STYLES"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ...languages import builtin
-
-    parts = {key: language.codebleu for key, language in builtin().items()
-             if language.codebleu is not None}
-    if name == "RULES":
-        return {key: part.rules for key, part in parts.items()}
-    if name == "COMMENT_STYLES":
-        return {key: comment_style_name(key, part) for key, part in parts.items()}
-    if name == "SCANNED_STYLES":
-        return {style: scanned_style(style) for key, part in parts.items()
-                if (style := comment_style_name(key, part)) not in ("tokenize", "none")}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["ATOMIC_TYPES", "C_STYLE", "MAX_DEPTH", "CommentStyle", "DataflowRules", "Quote",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ...core.languages import LanguageSpec
 from ...core.parsing import parse
+from ...languages.parts import LanguageSpec
 from .tables import ATOMIC_TYPES
 
 

@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from ...core.languages import resolve_language
 from ...core.tokenizers import code_tokens
-from ...languages import DEFAULT_LANGUAGE
+from ...languages import DEFAULT_LANGUAGE, resolve_language
 from ...metric import MeanOfItems
 
 UNITS = ("char", "token")

@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.languages import resolve_language
-from ...languages import DEFAULT_LANGUAGE, covering
+from ...languages import DEFAULT_LANGUAGE, covering, resolve_language
 from ...metric import MeanOfItems
 from .ged import graph_edit_distance, graph_similarity
 from .pdg import ProgramGraph, pdg_languages, program_graph, statement_graph

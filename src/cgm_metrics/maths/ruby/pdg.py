@@ -50,11 +50,6 @@ def _pdg_spec(name: str) -> PdgSpec | None:
     return language.pdg if language is not None else None
 
 
-def __getattr__(name: str) -> object:
-    if name == "PDG_LANGUAGES":  # read when asked, so that plugin languages count
-        return pdg_languages()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 _SUFFIXES = ("_statement", "_declaration", "_definition")
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from ...core.languages import LanguageSpec, resolve_language
 from ...core.parsing import ParsedCode, parse, shared, shared_work, sharing
 from ...core.tokenizers import code_tokens
-from ...languages import DEFAULT_LANGUAGE
+from ...languages import DEFAULT_LANGUAGE, resolve_language
+from ...languages.parts import LanguageSpec
 from .ged import graph_similarity
 from .pdg import ProgramGraph, program_graph
 from .syntax import syntax_tree
@@ -136,7 +136,7 @@ def ruby_items(
 ) -> tuple[list[float], list[str]]:
     """Per-item RUBY (maximum over references) and the level that gave it.
 
-    Inputs are validated lists (see :func:`cgm_metrics.core.check_inputs`). ``level`` is the
+    Inputs are validated lists (see :func:`cgm_metrics.core.inputs.check_inputs`). ``level`` is the
     first level tried (default ``"graph"``); an item whose snippets do not support it, or
     exceed its size limit, falls back to the next level and reports the level it used.
     """

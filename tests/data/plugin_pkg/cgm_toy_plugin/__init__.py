@@ -1,5 +1,5 @@
-from cgm_metrics import LanguageSpec
-from cgm_metrics.core.languages import resolve_language
+from cgm_metrics.languages import resolve_language
+from cgm_metrics.languages.parts import LanguageSpec
 from cgm_metrics.metric import MeanOfItems
 
 

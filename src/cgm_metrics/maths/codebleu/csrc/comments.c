@@ -97,14 +97,14 @@ enum { TOKEN_STRING = 1, TOKEN_COMMENT, TOKEN_NEWLINE, TOKEN_SPACE, TOKEN_OPEN, 
 /* The token before, as far as docstrings are concerned. */
 enum { AFTER_INDENT, AFTER_NEWLINE, AFTER_OTHER };
 
-/* preprocess._strip_python_fast over UTF-8 bytes: the length written to `out`, UNSURE or
+/* preprocess._strip_tokenize_fast over UTF-8 bytes: the length written to `out`, UNSURE or
  * KEEP. `removed` is scratch of n + 1 pairs, `indents` of n + 2.
  *
- * Beyond _strip_python_fast it follows tokenize in two more cases: an unclosed triple-quoted
+ * Beyond _strip_tokenize_fast it follows tokenize in two more cases: an unclosed triple-quoted
  * string (tokenize raises, so the text is kept) and a backslash continuation (tokenize
  * yields no token for it, so the text from the end of the line's last token through the
  * newline is not rebuilt). */
-static int64_t strip_python(const uint8_t *s, int64_t n, uint8_t *out, int64_t *removed,
+static int64_t strip_tokenize(const uint8_t *s, int64_t n, uint8_t *out, int64_t *removed,
                             int64_t *indents, bool quote_errors) {
   /* whitespace other than space and newline goes to tokenize */
   for (int64_t i = 0; i < n;) {
@@ -419,7 +419,7 @@ CGM_API int cgm_strip_comments(int style, const CommentStyle *scanned, const uin
     if (style == 1 || style == 3) {
       VEC_RESIZE(&w, &removed, 2 * n + 2);
       VEC_RESIZE(&w, &indents, n + 2);
-      length[k] = strip_python(s, n, out + start[k], removed.data, indents.data, style == 3);
+      length[k] = strip_tokenize(s, n, out + start[k], removed.data, indents.data, style == 3);
     } else if (style == 2 && scanned != NULL) {
       length[k] = strip_scanned(s, n, out + start[k], scanned);
     } else {

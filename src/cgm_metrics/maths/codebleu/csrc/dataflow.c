@@ -367,14 +367,14 @@ static void walk_definition(Walker *x, int64_t node) {
   } else {
     int64_t count, kids = children_run(x, node, -7, &count);
     const int64_t *pool = x->s->pool.data;
-    if (rules[RULE_DEFINITION_STYLE] == 1) { /* C#: the name, then the value if two */
+    if (rules[RULE_DEFINITION_STYLE] == 1) { /* two children: the name, then the value if two */
       if (count == 0) {
         x->s->bad = 1;
         return;
       }
       target = pool[kids];
       value = count == 2 ? pool[kids + 1] : -1;
-    } else { /* Rust: fn, the name, then the value */
+    } else { /* after a keyword: the keyword, the name, then the value */
       if (count < 2) {
         x->s->bad = 1;
         return;
@@ -476,7 +476,7 @@ static void walk_assignment(Walker *x, int64_t node) {
     rights = one(x, last);
     n_lefts = n_rights = 1;
   } else {
-    if (right < 0 && !rules[RULE_RUBY_FOR]) return;
+    if (right < 0 && !rules[RULE_FOR_PATTERN_VALUE]) return;
     sides(x, left, right, &lefts, &n_lefts, &rights, &n_rights);
     if (x->s->bad) return;
     if (name == rules[NAME_OPERATOR_ASSIGNMENT]) {
@@ -602,7 +602,7 @@ static void walk_for_in(Walker *x, int64_t node) {
   int64_t mark = x->s->entries.size;
   for (int iteration = 0; iteration < 2 && !x->s->bad; iteration++) {
     int64_t lefts, n_lefts, rights, n_rights;
-    if (rules[RULE_RUBY_FOR]) {
+    if (rules[RULE_FOR_PATTERN_VALUE]) {
       lefts = one(x, field_child(x, node, rules[FIELD_PATTERN]));
       rights = one(x, field_child(x, node, rules[FIELD_VALUE]));
       n_lefts = n_rights = 1;
@@ -614,7 +614,7 @@ static void walk_for_in(Walker *x, int64_t node) {
     if (x->s->bad) return;
     bind(x, lefts, n_lefts, rights, n_rights);
     if (x->s->bad) return;
-    if (rules[RULE_RUBY_FOR]) {
+    if (rules[RULE_FOR_PATTERN_VALUE]) {
       walk(x, field_child(x, node, rules[FIELD_BODY]));
     } else {
       int64_t last = last_child(x, node);
@@ -653,7 +653,7 @@ static void walk_foreach(Walker *x, int64_t node) {
   const int64_t *rules = x->lang->rules;
   const int32_t *name = x->t->name.data;
   int64_t target = -1, value = -1;
-  if (rules[RULE_FOREACH_PHP]) { /* the two variable_name children are value and name */
+  if (rules[RULE_FOREACH_VARIABLE_PAIR]) { /* the two variable_name children are value and name */
     for (int64_t c = node + 1; c < subtree_end(x, node); c = subtree_end(x, c)) {
       if (name[c] != rules[NAME_VARIABLE_NAME]) continue;
       if (value < 0) {

@@ -167,20 +167,20 @@ typedef struct {
  * checks this order against RULE_NAMES). Names are node-type ids, fields tree-sitter field
  * ids; -2 means "none". */
 enum {
-  RULE_DEFINITION_STYLE,       /* 0 fields, 1 two children (C#), 2 Rust function */
+  RULE_DEFINITION_STYLE,       /* 0 fields, 1 two children, 2 after a keyword */
   RULE_DEFINITION_NAME_FIELD,
   RULE_DEFINITION_VALUE_FIELD,
   RULE_TUPLE_ASSIGNMENT,       /* 1: a, b = x, y paired element by element */
-  RULE_BRANCH_STYLE,           /* 0 Python, 1 plain, 2 flagged */
+  RULE_BRANCH_STYLE,           /* 0 elif chain, 1 plain, 2 flagged */
   RULE_BRANCH_KEEPS_INPUT,     /* 1: the state before joins every merge */
-  RULE_RUBY_FOR,               /* 1: Ruby's for (pattern/value/body fields) */
+  RULE_FOR_PATTERN_VALUE,      /* 1: a for-in of pattern/value/body fields */
   RULE_C_FOR_RESTART,          /* name after which a C-style for is walked again */
   RULE_C_FOR_UPDATE_OF,        /* Go: the clause whose update field is walked again */
   RULE_FOREACH_NAME_FIELD,
   RULE_FOREACH_VALUE_FIELD,
   RULE_FOREACH_BODY_FIELD,     /* -2 with RULE_FOREACH_REST */
   RULE_FOREACH_REST,           /* 1: the body is the children after the value */
-  RULE_FOREACH_PHP,
+  RULE_FOREACH_VARIABLE_PAIR,  /* 1: its first two variable names are value and name */
   RULE_HAS_FIRST,
   RULE_HAS_SEPARATORS,         /* 1: sides without fields are found around a separator */
   NAME_COMMA,
@@ -201,8 +201,8 @@ enum {
 };
 #define RULE_NAMES                                                                          \
   "definition_style,definition_name_field,definition_value_field,tuple_assignment,"        \
-  "branch_style,branch_keeps_input,ruby_for,c_for_restart,c_for_update_of,"                \
-  "foreach_name_field,foreach_value_field,foreach_body_field,foreach_rest,foreach_php,"    \
+  "branch_style,branch_keeps_input,for_pattern_value,c_for_restart,c_for_update_of,"                \
+  "foreach_name_field,foreach_value_field,foreach_body_field,foreach_rest,foreach_variable_pair,"    \
   "has_first,has_separators,comma,block,for_in_clause,operator_assignment,elif_clause,"    \
   "else_clause,variable_name,identifier,left,right,body,pattern,value,update"
 
