@@ -24,7 +24,6 @@ import. A bare :class:`~.parts.LanguageSpec` is still taken (a language for pars
 """
 
 import _thread
-import sys
 import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping
