@@ -25,7 +25,6 @@ ALLOWED = {
     ("src/cgm_metrics/registry.py", "ruby"),
     ("src/cgm_metrics/evaluation.py", "ruby"),
     ("src/cgm_metrics/agreement/analysis.py", "ruby"),
-    ("src/cgm_metrics/commands/_arguments.py", "ruby"),
     ("src/cgm_metrics/maths/ruby/__init__.py", "ruby"),
     ("src/cgm_metrics/space/limits.py", "ruby"),
     ("metrics/paired_significance/app.py", "ruby"),

@@ -48,7 +48,7 @@ class MetricFlag(NamedTuple):
     #: the flag; "" for ``--<metric name>-<option>`` with dashes for underscores
     flag: str = ""
     #: "numbers": how many (0: any number)
-    count: int = 0
+    n_values: int = 0
     #: "numbers": an example value, for the help's placeholder and the error messages
     example: str = ""
 
@@ -61,14 +61,14 @@ class MetricFlag(NamedTuple):
         if isinstance(self.kind, tuple) or self.kind == "word":
             return raw
         if self.kind == "numbers":
-            many = _NUMBER_WORDS.get(self.count, str(self.count)) if self.count else "some"
+            many = _NUMBER_WORDS.get(self.n_values, str(self.n_values)) if self.n_values else "some"
             example = f", e.g. {self.example}" if self.example else ""
             try:
                 numbers = tuple(float(p) for p in raw.replace(" ", ",").split(",") if p)
             except ValueError:
                 raise ValueError(f"give {many} numbers joined by commas{example}; got "
                                  f"{raw!r}.") from None
-            if self.count and len(numbers) != self.count:
+            if self.n_values and len(numbers) != self.n_values:
                 raise ValueError(f"give {many} numbers joined by commas{example}; got "
                                  f"{len(numbers)} in {raw!r}.")
             return numbers

@@ -208,6 +208,9 @@ def _flags_in_source(module: str, class_name: str) -> tuple[MetricFlag, ...] | N
                 targets = (statement.targets if isinstance(statement, ast.Assign) else
                            [statement.target] if isinstance(statement, ast.AnnAssign) else [])
                 if any(isinstance(t, ast.Name) and t.id == "cli_flags" for t in targets):
+                    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) \
+                            or statement.value is None:
+                        return None
                     try:
                         value = eval(compile(ast.Expression(statement.value), str(path), "eval"),
                                      {"__builtins__": {}, "MetricFlag": MetricFlag})
@@ -235,7 +238,7 @@ def _flags_in_source(module: str, class_name: str) -> tuple[MetricFlag, ...] | N
                        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
                        and any(a.name == class_name and a.asname is None for a in node.names)),
                       None)
-        if source is None:
+        if source is None or source.module is None:
             return None
         path = path.parent.joinpath(*source.module.split("."))
         path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")

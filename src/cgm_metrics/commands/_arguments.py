@@ -137,7 +137,8 @@ def add_metric_option_arguments(parser: argparse.ArgumentParser,
                     action = group.add_argument(flag, dest=dest, choices=spec.kind,
                                                 help=spec.help)
                 else:
-                    letters = ",".join("ABCDEFGH"[:spec.count]) if 0 < spec.count <= 8 else "X,Y,..."
+                    many = spec.n_values
+                    letters = ",".join("ABCDEFGH"[:many]) if 0 < many <= 8 else "X,Y,..."
                     metavar = {"int": "N", "number": "X", "numbers": letters}
                     action = group.add_argument(flag, dest=dest, help=spec.help,
                                                 metavar=metavar.get(spec.kind, "VALUE"))

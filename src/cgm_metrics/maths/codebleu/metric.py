@@ -67,7 +67,7 @@ class CodeBleuMetric(Metric):
     cli_flags = (
         MetricFlag("weights", "CodeBLEU weights of n-gram, weighted n-gram, syntax and dataflow "
                    "match, four numbers joined by commas (default: 0.25,0.25,0.25,0.25; Out of "
-                   "the BLEU: 0.1,0.1,0.4,0.4)", kind="numbers", count=4,
+                   "the BLEU: 0.1,0.1,0.4,0.4)", kind="numbers", n_values=4,
                    example="0.1,0.1,0.4,0.4"),
         MetricFlag("dataflow", "CodeBLEU when the references have no dataflow: package (as the "
                    "codebleu package), zero or renormalize (drop the dataflow part and reweight "
