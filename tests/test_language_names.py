@@ -26,7 +26,6 @@ ALLOWED = {
     ("src/cgm_metrics/evaluation.py", "ruby"),
     ("src/cgm_metrics/agreement/analysis.py", "ruby"),
     ("src/cgm_metrics/maths/ruby/__init__.py", "ruby"),
-    ("src/cgm_metrics/space/limits.py", "ruby"),
     ("metrics/paired_significance/app.py", "ruby"),
     # the host's own interpreter (its version in a run's record; the sandbox's step that runs
     # a program in it), not a language's data
