@@ -200,6 +200,32 @@ def test_cgm_score_and_compare_with_the_plugins(venv):
     assert "starlark" in listing.stdout.splitlines()[-1]
 
 
+def test_a_flag_the_plugin_metric_declares_works_on_cgm_score(venv):
+    """The toy metric declares ``min_length`` as a flag (its class attribute ``cli_flags``):
+    ``cgm score`` offers it as ``--token-overlap-min-length``, in its help too, and passes it
+    to the metric."""
+    python, folder = venv
+    files = _files(folder)
+    done = _run(venv, "-m", "cgm_metrics", "score", "--references", files["refs"],
+                "--predictions", files["sys_a"], "--unescape", "--metrics", "token_overlap",
+                "--token-overlap-min-length", "2", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    toy = json.loads(done.stdout)["systems"]["sys_a"]["token_overlap"]
+    # tokens of 2+ characters: {sum} none in A (0); {def,f(n):,return} all in A (1);
+    # {[i,for,in,range(3)]} none of A's {list(range(3))} (0)
+    assert toy["score"] == pytest.approx(1 / 3, abs=1e-12)
+    assert "min_length:2" in toy["signature"]
+    helped = _run(venv, "-m", "cgm_metrics", "score", "--help")
+    assert helped.returncode == 0, helped.stderr
+    assert "--token-overlap-min-length N" in helped.stdout
+    assert "count only tokens of at least N characters" in helped.stdout
+    done = _run(venv, "-m", "cgm_metrics", "score", "--references", files["refs"],
+                "--predictions", files["sys_a"], "--metrics", "token_overlap",
+                "--token-overlap-min-length", "two")
+    assert done.returncode == 1
+    assert "--token-overlap-min-length: expected a whole number, got 'two'" in done.stderr
+
+
 def test_paired_significance_module_with_the_plugin_metric(venv):
     result = _python(venv, f"""
         import json, evaluate, cgm_metrics

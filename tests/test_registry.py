@@ -170,3 +170,38 @@ def test_per_metric_tables_are_read_from_the_metric_classes():
         20 * (limits.real_code_rate("tsed", "python") + 0.0014 * 19))
     assert analysis.DEFAULT_COMPUTED is DEFAULT_METRICS
     assert all(cgm_metrics.registry.is_metric(name) for name in DEFAULT_METRICS)
+
+
+def test_metric_flags_are_the_classes_and_help_imports_no_metric():
+    """The flags of ``cgm score``/``compare`` are the metric classes' ``cli_flags``; the
+    registry reads a built-in metric's from its source (so the help imports no metric module):
+    what it reads is the class attribute, for every built-in metric."""
+    import subprocess
+    import sys
+
+    from cgm_metrics.metric import MetricFlag
+    from cgm_metrics.registry import BUILTIN_METRICS, _flags_in_source, metric_class, metric_flags
+
+    for name, target in BUILTIN_METRICS.items():
+        from_source = _flags_in_source(*target.split(":"))
+        assert from_source is not None, name  # no import needed for any built-in metric
+        assert from_source == metric_flags(name) == metric_class(name).cli_flags, name
+    flags = {spec.flag_of(name): (name, spec.option)
+             for name in BUILTIN_METRICS for spec in metric_flags(name)}
+    assert flags == {
+        "--codebleu-weights": ("codebleu", "weights"),
+        "--codebleu-dataflow": ("codebleu", "dataflow"),
+        "--chrf-char-order": ("chrf_code", "char_order"),
+        "--chrf-word-order": ("chrf_code", "word_order"),
+        "--chrf-beta": ("chrf_code", "beta"),
+        "--ruby-level": ("ruby", "level"),
+    }
+    assert MetricFlag("min_length", "").flag_of("token_overlap") == "--token-overlap-min-length"
+    code = ("import sys; from cgm_metrics.cli import build_parser; p = build_parser(); "
+            "sub = p._subparsers._group_actions[0].choices; "
+            "text = sub['score'].format_help() + sub['compare'].format_help(); "
+            "print('--ruby-level' in text, '--chrf-beta X' in text, "
+            "sorted(m for m in sys.modules if m.startswith('cgm_metrics.maths.')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert done.stdout.split() == ["True", "True", "[]"], done.stdout + done.stderr

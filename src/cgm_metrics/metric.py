@@ -16,19 +16,72 @@ A metric class also describes itself (class attributes, read by the registry, th
 languages it covers, or None for any language, plugin languages and plain text included),
 ``runs_code``, ``seconds_per_1k_chars`` (the worst cost measured by
 ``benchmarks/metric_cost.py``) and ``seconds_growth_per_1k_chars`` (how the cost on real code
-grows with an item's size, ``benchmarks/space.py``).
+grows with an item's size, ``benchmarks/space.py``). ``cli_flags`` names the options that
+``cgm score`` and ``cgm compare`` offer as flags of their own (:class:`MetricFlag`); any
+option is also ``--option METRIC.KEY=VALUE``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from . import __version__
 from .core.inputs import check_inputs
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+class MetricFlag(NamedTuple):
+    """A flag of ``cgm score`` and ``cgm compare`` that sets one option of a metric, e.g.
+    ``MetricFlag("level", "RUBY representation ...", kind=("graph", "tree", "string"))`` on
+    the metric ``ruby`` is ``--ruby-level graph``."""
+
+    #: the constructor option it sets
+    option: str
+    #: the flag's line in ``--help``
+    help: str
+    #: what the value is: "int", "number", "numbers" (joined by commas), "word", or a tuple
+    #: of the words allowed
+    kind: str | tuple[str, ...] = "word"
+    #: the flag; "" for ``--<metric name>-<option>`` with dashes for underscores
+    flag: str = ""
+    #: "numbers": how many (0: any number)
+    n_values: int = 0
+    #: "numbers": an example value, for the help's placeholder and the error messages
+    example: str = ""
+
+    def flag_of(self, metric_name: str) -> str:
+        """The flag as written on the command line for the metric ``metric_name``."""
+        return self.flag or f"--{metric_name}-{self.option}".replace("_", "-")
+
+    def value(self, raw: str) -> Any:
+        """The option's value from the flag's text; a ``ValueError`` says what to give."""
+        if isinstance(self.kind, tuple) or self.kind == "word":
+            return raw
+        if self.kind == "numbers":
+            many = _NUMBER_WORDS.get(self.n_values, str(self.n_values)) if self.n_values else "some"
+            example = f", e.g. {self.example}" if self.example else ""
+            try:
+                numbers = tuple(float(p) for p in raw.replace(" ", ",").split(",") if p)
+            except ValueError:
+                raise ValueError(f"give {many} numbers joined by commas{example}; got "
+                                 f"{raw!r}.") from None
+            if self.n_values and len(numbers) != self.n_values:
+                raise ValueError(f"give {many} numbers joined by commas{example}; got "
+                                 f"{len(numbers)} in {raw!r}.")
+            return numbers
+        try:
+            if self.kind == "int" or raw.strip().lstrip("+-").isdigit():
+                return int(raw)
+            return float(raw)
+        except ValueError:
+            what = "a whole number" if self.kind == "int" else "a number"
+            raise ValueError(f"expected {what}, got {raw!r}.") from None
+
+
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
 class Metric(ABC):
@@ -55,6 +108,8 @@ class Metric(ABC):
     #: characters an item has beyond 1,000, as ``python benchmarks/space.py --only calibrate``
     #: measures it (the Space's time estimate); 0: linear
     seconds_growth_per_1k_chars: ClassVar[float] = 0.0
+    #: options offered as flags of ``cgm score`` and ``cgm compare`` (``--ruby-level``)
+    cli_flags: ClassVar[tuple[MetricFlag, ...]] = ()
 
     #: the options :func:`cgm_metrics.get_metric` built the metric with (None otherwise);
     #: worker processes rebuild the metric from its name and these

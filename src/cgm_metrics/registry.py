@@ -23,7 +23,7 @@ from .core.inputs import did_you_mean
 from .plugins import METRICS_GROUP, entry_points, load
 
 if TYPE_CHECKING:
-    from .metric import Metric
+    from .metric import Metric, MetricFlag
 
 #: the built-in metrics, read by the same loader as the entry points of other packages
 BUILTIN_METRICS: dict[str, str] = {
@@ -155,6 +155,93 @@ def _class_problem(name: str, cls: Any) -> str | None:
         return f"its `languages` must be a tuple of language names or None, got {languages!r}"
     if "lang" not in metric_parameters(cls):
         return "its constructor must take `lang`"
+    return None
+
+
+def metric_flags(name: str) -> tuple[MetricFlag, ...]:
+    """The command-line flags the metric ``name`` declares (its class attribute
+    ``cli_flags``). A built-in metric's are read from its class's source when the class is
+    written there plainly, which spares ``cgm score --help`` importing every metric (seconds);
+    otherwise, and for plugins, from the class itself."""
+    target = BUILTIN_METRICS.get(name)
+    if target is not None:
+        declared = _flags_in_source(*target.split(":"))
+        if declared is not None:
+            return declared
+    return tuple(metric_class(name).cli_flags)
+
+
+_CONTRACT = ("Metric", "MeanOfItems")
+_SOURCES: dict[Any, Any] = {}  # path -> its syntax tree, while the CLI reads the flags
+
+
+def _flags_in_source(module: str, class_name: str) -> tuple[MetricFlag, ...] | None:
+    """``cli_flags`` of the class ``class_name`` of the built-in ``module``, from its source
+    (following one relative import of the name); None when it is not written there plainly (a
+    class made by a function, a base class of another module, flags that are not a tuple of
+    ``MetricFlag(...)`` of constants)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    from .metric import MetricFlag
+
+    root = Path(__file__).parent
+    parts = module.split(".")[1:]
+    path = root.joinpath(*parts)
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    for _ in range(2):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            return None
+        if "cli_flags" not in text and re.search(
+                rf"^class {re.escape(class_name)}\((Metric|MeanOfItems)\):", text, re.M):
+            return ()  # written here, on the contract's classes, without flags
+        tree = _SOURCES.get(path)
+        if tree is None:
+            tree = _SOURCES[path] = ast.parse(text)
+        classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+        node = classes.get(class_name)
+        while node is not None:
+            for statement in node.body:
+                targets = (statement.targets if isinstance(statement, ast.Assign) else
+                           [statement.target] if isinstance(statement, ast.AnnAssign) else [])
+                if any(isinstance(t, ast.Name) and t.id == "cli_flags" for t in targets):
+                    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) \
+                            or statement.value is None:
+                        return None
+                    try:
+                        value = eval(compile(ast.Expression(statement.value), str(path), "eval"),
+                                     {"__builtins__": {}, "MetricFlag": MetricFlag})
+                    except Exception:  # noqa: BLE001 - not plain constants: ask the class
+                        return None
+                    ok = isinstance(value, tuple) and all(isinstance(f, MetricFlag)
+                                                          for f in value)
+                    return value if ok else None
+            bases = [b.id if isinstance(b, ast.Name) else None for b in node.bases]
+            if len(bases) != 1 or bases[0] is None:
+                return None
+            if bases[0] in _CONTRACT:
+                return ()
+            node = classes.get(bases[0])
+        if class_name in classes:
+            return None  # a base class from elsewhere
+        made = any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                   and any(isinstance(t, ast.Name) and t.id == class_name for t in node.targets)
+                   for node in tree.body)
+        if made and "cli_flags" not in text and all(
+                all(isinstance(b, ast.Name) and (b.id in classes or b.id in _CONTRACT)
+                    for b in node.bases) for node in classes.values()):
+            return ()  # made by a function of this module from its classes, none with flags
+        source = next((node for node in ast.walk(tree)
+                       if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+                       and any(a.name == class_name and a.asname is None for a in node.names)),
+                      None)
+        if source is None or source.module is None:
+            return None
+        path = path.parent.joinpath(*source.module.split("."))
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
     return None
 
 

@@ -1,6 +1,6 @@
 """The arguments of the ``cgm`` subcommands: the argument groups they share, the value types
 that need checking beyond argparse's (seeds, probabilities, plot formats, delta bins, Ray
-addresses), metric options (``--option METRIC.KEY=VALUE`` and the named flags), and reading
+addresses), metric options (``--option METRIC.KEY=VALUE`` and the flags the metrics declare), and reading
 the input files the arguments name.
 
 Every check raises :class:`argparse.ArgumentTypeError` (a usage error, exit 1) or
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -87,44 +88,101 @@ def plot_file(text: str) -> str:
 
 # ---------------------------------------------------------------- metric options
 
-METRIC_FLAGS = (
-    # (flag, metric, option, type, help)
-    ("--codebleu-weights", "codebleu", "weights", "weights",
-     "CodeBLEU weights of n-gram, weighted n-gram, syntax and dataflow match, four numbers "
-     "joined by commas (default: 0.25,0.25,0.25,0.25; Out of the BLEU: 0.1,0.1,0.4,0.4)"),
-    ("--codebleu-dataflow", "codebleu", "dataflow", ("package", "zero", "renormalize"),
-     "CodeBLEU when the references have no dataflow: package (as the codebleu package), zero "
-     "or renormalize (drop the dataflow part and reweight the others) (default: package)"),
-    ("--chrf-char-order", "chrf_code", "char_order", "int",
-     "chrF character n-gram order (default: 6)"),
-    ("--chrf-word-order", "chrf_code", "word_order", "int",
-     "chrF word n-gram order (default: 0; 2 gives chrF++)"),
-    ("--chrf-beta", "chrf_code", "beta", "number",
-     "chrF beta: recall is beta times as important as precision (default: 2)"),
-    ("--ruby-level", "ruby", "level", ("graph", "tree", "string"),
-     "RUBY representation: graph, tree or string (default: the richest one that both "
-     "sides support)"),
-)
-
-
 def _flag_dest(flag: str) -> str:
     return "metric_flag_" + flag.lstrip("-").replace("-", "_")
 
 
-def add_metric_option_arguments(group: argparse._ArgumentGroup) -> None:
-    """``--option [METRIC.]KEY=VALUE`` and the named shortcuts of :data:`METRIC_FLAGS`."""
+def add_metric_option_arguments(parser: argparse.ArgumentParser,
+                                group: argparse._ArgumentGroup) -> None:
+    """``--option [METRIC.]KEY=VALUE`` and the flags the metrics declare
+    (:attr:`cgm_metrics.metric.Metric.cli_flags`: ``--codebleu-weights``, ``--ruby-level``,
+    a plugin's own).
+
+    The flags join ``group`` only when ``parser`` needs them: for its help, or when its
+    arguments hold an option it does not know yet (first the metrics whose names start as the
+    option does, then the others), so ``cgm --help`` and a ``cgm score`` without metric flags
+    read no metric (:func:`cgm_metrics.registry.metric_flags` reads the built-in ones from
+    their source, a plugin's from its class)."""
     group.add_argument(
         "--option", action="append", default=[], metavar="[METRIC.]KEY=VALUE",
         help="an option of the metrics, e.g. codebleu.weights=0.1,0.1,0.4,0.4 or "
         "chrf_code.word_order=2; without METRIC. it goes to every chosen metric that takes "
         "KEY. Values are numbers, true/false, comma lists or words. Repeat for several.",
     )
-    for flag, _metric, _option, kind, text in METRIC_FLAGS:
-        if isinstance(kind, tuple):
-            group.add_argument(flag, dest=_flag_dest(flag), choices=kind, help=text)
-        else:
-            metavar = {"weights": "A,B,C,D", "int": "N", "number": "X"}[kind]
-            group.add_argument(flag, dest=_flag_dest(flag), metavar=metavar, help=text)
+    flags: dict[str, tuple[str, Any]] = {}  # dest -> (metric, MetricFlag)
+    parser.set_defaults(metric_flags=flags)
+    loaded: set[str] = set()
+    parse_known_args, format_help = parser.parse_known_args, parser.format_help
+
+    def load(names: Sequence[str]) -> None:
+        from ..registry import metric_flags, metrics
+
+        for name in names:
+            if name in loaded or name not in metrics():
+                continue
+            loaded.add(name)
+            try:
+                declared = metric_flags(name)
+            except (ImportError, AttributeError, ValueError):
+                continue  # a plugin that cannot load: reported where it is used
+            for spec in declared:
+                flag = spec.flag_of(name)
+                if flag in parser._option_string_actions:
+                    warnings.warn(f"metric {name}: flag {flag} left out: it is already an "
+                                  "option of the command.", RuntimeWarning, stacklevel=2)
+                    continue
+                dest = _flag_dest(flag)
+                flags[dest] = (name, spec)
+                if isinstance(spec.kind, tuple):
+                    action = group.add_argument(flag, dest=dest, choices=spec.kind,
+                                                help=spec.help)
+                else:
+                    many = spec.n_values
+                    letters = ",".join("ABCDEFGH"[:many]) if 0 < many <= 8 else "X,Y,..."
+                    metavar = {"int": "N", "number": "X", "numbers": letters}
+                    action = group.add_argument(flag, dest=dest, help=spec.help,
+                                                metavar=metavar.get(spec.kind, "VALUE"))
+                # in the usage line with the other metric options, not after every argument
+                parser._actions.remove(action)
+                parser._actions.insert(parser._actions.index(group._group_actions[-2]) + 1,
+                                       action)
+
+    def unknown(args: Sequence[str]) -> list[str]:
+        found = []
+        for arg in args:
+            if arg == "--":
+                break
+            option = arg.split("=", 1)[0]
+            if option.startswith("--") and not any(
+                    known.startswith(option) for known in parser._option_string_actions):
+                found.append(option)
+        return found
+
+    def load_all() -> None:
+        from ..registry import metrics
+
+        load([*DEFAULT_METRICS, *metrics()])
+
+    def parse_known_args_with_flags(args=None, namespace=None):
+        import sys
+
+        options = unknown(list(sys.argv[1:] if args is None else args))
+        if options:
+            from ..registry import metrics
+
+            starts = {option[2:].split("-")[0] for option in options}
+            load([name for name in metrics()
+                  if any(name.replace("_", "-").startswith(start) for start in starts)])
+            if unknown(options):
+                load_all()
+        return parse_known_args(args, namespace)
+
+    def format_help_with_flags() -> str:
+        load_all()
+        return format_help()
+
+    parser.parse_known_args = parse_known_args_with_flags  # type: ignore[method-assign]
+    parser.format_help = format_help_with_flags  # type: ignore[method-assign]
 
 
 def parse_value(text: str) -> Any:
@@ -164,11 +222,16 @@ def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
 
     chosen = list(dict.fromkeys(names))
     requests: list[tuple[str | None, str, Any, str]] = []  # (metric, key, value, as given)
-    for flag, flag_metric, option, kind, _text in METRIC_FLAGS:
-        raw = getattr(args, _flag_dest(flag), None)
+    for dest, (flag_metric, spec) in (getattr(args, "metric_flags", None) or {}).items():
+        raw = getattr(args, dest, None)
         if raw is None:
             continue
-        requests.append((flag_metric, option, _flag_value(flag, raw, kind), f"{flag} {raw}"))
+        flag = spec.flag_of(flag_metric)
+        try:
+            value = spec.value(raw)
+        except ValueError as error:
+            raise InputError(f"{flag}: {error}") from None
+        requests.append((flag_metric, spec.option, value, f"{flag} {raw}"))
     for text in getattr(args, "option", None) or []:
         key, sep, raw = text.partition("=")
         key = key.strip()
@@ -206,27 +269,6 @@ def metric_options(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
             raise InputError(f"{given}: none of the metrics computed ({', '.join(chosen)}) "
                              f"takes an option {key!r}.")
     return options
-
-
-def _flag_value(flag: str, raw: str, kind: Any) -> Any:
-    if isinstance(kind, tuple):
-        return raw
-    if kind == "weights":
-        parts = [p for p in raw.replace(" ", ",").split(",") if p]
-        try:
-            weights = tuple(float(p) for p in parts)
-        except ValueError:
-            raise InputError(f"{flag} {raw!r}: give four numbers joined by commas, e.g. "
-                             "0.1,0.1,0.4,0.4.") from None
-        if len(weights) != 4:
-            raise InputError(f"{flag} {raw!r}: give four numbers (n-gram, weighted n-gram, "
-                             f"syntax, dataflow), got {len(weights)}.")
-        return weights
-    try:
-        return int(raw) if kind == "int" or raw.strip().lstrip("+-").isdigit() else float(raw)
-    except ValueError:
-        what = "a whole number" if kind == "int" else "a number"
-        raise InputError(f"{flag}: expected {what}, got {raw!r}.") from None
 
 
 # ---------------------------------------------------------------- argument groups
@@ -302,7 +344,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
         "--lang", default=None,
         help="programming language of the code (default: the one the input files' extensions "
         "name, e.g. .py; required by the metrics that depend on it when they name none)")
-    add_metric_option_arguments(group)
+    add_metric_option_arguments(parser, group)
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:

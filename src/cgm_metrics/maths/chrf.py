@@ -38,7 +38,7 @@ from ..core.inputs import check_flag
 from ..core.text import normalize_identifiers as _normalize_identifiers
 from ..core.text import strip_comments as _strip_comments
 from ..languages import resolve_language
-from ..metric import Metric
+from ..metric import Metric, MetricFlag
 
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _EPS = 1e-16
@@ -252,6 +252,14 @@ class ChrfCodeMetric(Metric):
                    "programmers' judgements better than BLEU and CodeBLEU.")
     scale = 100.0
     seconds_per_1k_chars = 0.0099  # benchmarks/metric_cost.py, worst case
+    cli_flags = (
+        MetricFlag("char_order", "chrF character n-gram order (default: 6)", kind="int",
+                   flag="--chrf-char-order"),
+        MetricFlag("word_order", "chrF word n-gram order (default: 0; 2 gives chrF++)",
+                   kind="int", flag="--chrf-word-order"),
+        MetricFlag("beta", "chrF beta: recall is beta times as important as precision "
+                   "(default: 2)", kind="number", flag="--chrf-beta"),
+    )
 
     def __init__(
         self,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...languages import DEFAULT_LANGUAGE, covering
-from ...metric import Metric
+from ...metric import Metric, MetricFlag
 from . import score
 from .options import CodeBleuOptions
 from .score import COLUMN_NAMES, N_COLUMNS
@@ -64,6 +64,15 @@ class CodeBleuMetric(Metric):
     languages = covering("codebleu")
     seconds_per_1k_chars = 0.011  # benchmarks/metric_cost.py, worst case
     seconds_growth_per_1k_chars = 0.00001  # benchmarks/space.py, calibration
+    cli_flags = (
+        MetricFlag("weights", "CodeBLEU weights of n-gram, weighted n-gram, syntax and dataflow "
+                   "match, four numbers joined by commas (default: 0.25,0.25,0.25,0.25; Out of "
+                   "the BLEU: 0.1,0.1,0.4,0.4)", kind="numbers", n_values=4,
+                   example="0.1,0.1,0.4,0.4"),
+        MetricFlag("dataflow", "CodeBLEU when the references have no dataflow: package (as the "
+                   "codebleu package), zero or renormalize (drop the dataflow part and reweight "
+                   "the others) (default: package)", kind=("package", "zero", "renormalize")),
+    )
 
     def __init__(
         self,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...languages import DEFAULT_LANGUAGE, covering, resolve_language
-from ...metric import MeanOfItems
+from ...metric import MeanOfItems, MetricFlag
 from .ged import graph_edit_distance, graph_similarity
 from .pdg import ProgramGraph, pdg_languages, program_graph, statement_graph
 from .scoring import (
@@ -47,6 +47,9 @@ class RubyMetric(MeanOfItems):
                    "code does not parse; 0-1. The level shows which one was used.")
     seconds_per_1k_chars = 0.017  # benchmarks/metric_cost.py, worst case
     seconds_growth_per_1k_chars = 0.0008  # benchmarks/space.py, calibration
+    cli_flags = (MetricFlag("level", "RUBY representation: graph, tree or string (default: the "
+                            "richest one that both sides support)",
+                            kind=("graph", "tree", "string")),)
     #: the languages of the graph level (the tree and string levels take any language)
     graph_languages = covering("pdg")
 
