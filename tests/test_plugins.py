@@ -188,11 +188,11 @@ def test_cgm_score_and_compare_with_the_plugins(venv):
     done = _run(venv, "-m", "cgm_metrics", "score", "--references", files["refs"],
                 "--predictions", files["sys_a"], "--unescape", "--lang", "starlark")
     assert done.returncode == 0, done.stderr
-    assert "metric codebleu skipped: CodeBLEU does not support lang='starlark'" in done.stderr
+    assert "metric codebleu skipped: CodeBLEU does not support --lang starlark" in done.stderr
     done = _run(venv, "-m", "cgm_metrics", "score", "--references", files["refs"],
                 "--predictions", files["sys_a"], "--unescape", "--lang", "starlark",
                 "--metrics", "codebleu")
-    assert done.returncode == 1 and "does not support lang='starlark'" in done.stderr
+    assert done.returncode == 1 and "does not support --lang starlark" in done.stderr
 
     listing = _run(venv, "-m", "cgm_metrics", "score", "--list-metrics")
     assert listing.returncode == 0, listing.stderr
@@ -263,7 +263,7 @@ def test_space_offers_and_scores_the_plugins(venv):
     assert "token_overlap" in choices["metric-choice"]
     assert "starlark" in choices["side-lang"] and "starlark" in choices["systems-lang"]
     assert result["metrics"] == ["token_overlap", "ruby"]
-    assert "does not support lang='starlark'" in result["skipped"]["codebleu"]
+    assert "does not support --lang starlark" in result["skipped"]["codebleu"]
     first, second = result["scores"]
     assert first["token_overlap"]["score"] == pytest.approx(EXPECTED_A[0], abs=1e-12)
     assert second["token_overlap"]["score"] == 1.0 and first["ruby"]["level"] == "tree"
