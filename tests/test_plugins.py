@@ -263,7 +263,7 @@ def test_space_offers_and_scores_the_plugins(venv):
     assert "token_overlap" in choices["metric-choice"]
     assert "starlark" in choices["side-lang"] and "starlark" in choices["systems-lang"]
     assert result["metrics"] == ["token_overlap", "ruby"]
-    assert "does not support --lang starlark" in result["skipped"]["codebleu"]
+    assert "does not support lang='starlark'" in result["skipped"]["codebleu"]
     first, second = result["scores"]
     assert first["token_overlap"]["score"] == pytest.approx(EXPECTED_A[0], abs=1e-12)
     assert second["token_overlap"]["score"] == 1.0 and first["ruby"]["level"] == "tree"
