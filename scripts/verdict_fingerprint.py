@@ -23,7 +23,9 @@ time limit a program ran under, the extraction), never durations or CPU times. T
 - ``retry_repeat``: ``--retry-timeouts`` and ``--repeat 2`` on passing, failing and looping
   programs (the --results lines and the execution summary);
 - ``compare_exact``: ``cgm compare --problems`` of two systems under pass@1 (McNemar's exact
-  test overriding the resampled one) and ``paired_test_texts`` with pass@1 on the same.
+  test overriding the resampled one) and ``paired_test_texts`` with pass@1 on the same;
+- ``edit_sim``: the ``edit_sim`` module running tests (Python's hostile candidates, a right and
+  a wrong C++ and JavaScript program), its per-sample verdicts.
 
 Usage: ``HF_ALLOW_CODE_EVAL=1 python scripts/verdict_fingerprint.py [--jobs N] [--dump DIR]``
 (``--dump`` writes each part's records, one JSON line each, to compare where they differ).
@@ -309,14 +311,33 @@ def compare_exact(work: Path, jobs: int) -> dict[str, list]:
     from cgm_metrics.significance import paired_test_texts
 
     tests = [r["test"] + f"\ncheck({r['entry_point']})\n" for r in rows]
-    paired = paired_test_texts([[r["prompt"] + x["completion"]] for r, x in zip(rows, a)],
-                               [[r["prompt"] + x["completion"]] for r, x in zip(rows, b)],
+    paired = paired_test_texts([[r["prompt"] + x["completion"]] for r, x in zip(rows, a, strict=True)],
+                               [[r["prompt"] + x["completion"]] for r, x in zip(rows, b, strict=True)],
                                tests, metric="pass@1",
                                metric_kwargs={"allow_code_execution": True})
     text = paired.to_dict() if hasattr(paired, "to_dict") else dict(vars(paired))
     text.pop("signature", None)
     out.append(json.loads(json.dumps(text, default=str)))
     return {"compare_exact": out}
+
+
+def edit_sim(jobs: int) -> dict[str, list]:
+    sys.path.insert(0, str(TESTS))
+    from hostile_programs import FAILING_TEST, HOSTILE_CANDIDATES, language_program
+
+    from cgm_metrics.execution.edit_sim_module import compute_edit_sim
+
+    out = []
+    candidates = ["def f(x):\n    return x + 1\n", *HOSTILE_CANDIDATES.values()]
+    out.append(compute_edit_sim(candidates, ["def f(x):\n    return x + 1\n"] * len(candidates),
+                                tests=[FAILING_TEST] * len(candidates), return_per_sample=True,
+                                allow_code_execution=True, num_workers=jobs))
+    for lang in ("cpp", "javascript"):
+        programs = [language_program(lang, True), language_program(lang, False)]
+        out.append(compute_edit_sim(programs, [programs[0]] * 2, tests=["// fingerprint"] * 2,
+                                    lang=lang, timeout=20.0, return_per_sample=True,
+                                    allow_code_execution=True, num_workers=jobs))
+    return {"edit_sim": out}
 
 
 def main() -> None:
@@ -328,7 +349,7 @@ def main() -> None:
     os.environ["HF_ALLOW_CODE_EVAL"] = "1"
     parts = {"hostile": hostile, "chat": chat, "humaneval": humaneval,
              "multipl_e": lambda work, jobs: multipl_e(jobs), "retry_repeat": retry_repeat,
-             "compare_exact": compare_exact}
+             "compare_exact": compare_exact, "edit_sim": lambda work, jobs: edit_sim(jobs)}
     found: dict[str, list] = {}
     with tempfile.TemporaryDirectory() as directory:
         os.environ["CGM_CACHE_DIR"] = str(Path(directory) / "cache")
