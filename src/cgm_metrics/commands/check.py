@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from .. import evaluation
 from ..errors import InputError
 from . import _arguments, _output
 
@@ -52,13 +51,14 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..execution.problem_runs import check_problems
     from ..execution.problems import read_problems
     from ..execution.sandbox import SandboxError
 
     problems = read_problems(args.problems)
     try:
-        check = evaluation.check_problems(problems, memory_mb=args.memory_mb, jobs=args.jobs,
-                                          progress=_output.want_progress(args))
+        check = check_problems(problems, memory_mb=args.memory_mb, jobs=args.jobs,
+                               progress=_output.want_progress(args))
     except SandboxError as error:
         raise InputError(f"the solutions could not be run: {error}") from None
     solutions = check["solutions"]

@@ -192,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(references)} items, {len(systems)} systems, language "
           f"{metric_set.lang or 'not given (--lang)'}")
     print_comparison(result)
+    from ..execution.problem_runs import environment
+
     _output.write_results(args, {"command": "compare", **result.to_dict(),
-                                 "environment": evaluation.environment()}, result.records())
+                                 "environment": environment()}, result.records())
     return 0

@@ -159,8 +159,10 @@ def run(args: argparse.Namespace) -> int:
                      "at least 2 items)")
     print(f"{len(references)} items, language {lang or 'not given (--lang)'}")
     print_scores(result)
+    from ..execution.problem_runs import environment
+
     _output.write_results(args, {"command": "score", **result.to_dict(),
-                                 "environment": evaluation.environment()}, result.records())
+                                 "environment": environment()}, result.records())
     if args.per_item:
         write_per_item(args.per_item, result)
     return 0

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .problems import ProblemSet, program_for
+from .problems import ProblemSet
 from .sandbox import Limits
 
 #: EvalPlus's defaults (evalplus/config.py: DEFAULT_MIN_TIME_LIMIT, DEFAULT_GT_TIME_LIMIT_FACTOR)
@@ -197,8 +197,9 @@ def run_solutions(
 ) -> Solutions:
     """Run every task's canonical solution (counting CPU time, up to :data:`MEASURE_LIMIT`
     seconds, with the memory, process and file limits of ``limits``), or read what an
-    earlier run on this machine found for the same file content."""
-    from .runs import execute
+    earlier run on this machine found for the same file content. Each solution is judged as
+    a sample is (:class:`~cgm_metrics.execution.judge.Judge`)."""
+    from .judge import Judge, problem_job
 
     digest = file_digest(problems.path)
     measure = replace(limits, timeout=MEASURE_LIMIT, clock="cpu")
@@ -207,15 +208,16 @@ def run_solutions(
         runs = _load(path, problems)
         if runs is not None:
             return Solutions(problems.path, digest, runs, str(path), True, machine())
-    items = ((index, program_for(problem, problem.canonical_solution))
-             for index, problem in enumerate(problems.problems)
-             if problem.canonical_solution is not None)
+    solutions = (problem_job(index, problem, problem.canonical_solution)
+            for index, problem in enumerate(problems.problems)
+            if problem.canonical_solution is not None)
     found: list[SolutionRun | None] = [None] * len(problems)
-    for index, verdict in execute(items, measure, workers=jobs, ray=ray,
-                                  require_isolation=require_isolation, progress=progress):
+    judge = Judge(measure, workers=jobs, ray=ray, require_isolation=require_isolation)
+    for verdict in judge.run(solutions, progress=progress):
+        index = verdict.key
         found[index] = SolutionRun(problems.problems[index].task_id, verdict.passed,
                                    verdict.status, verdict.result, verdict.cpu_time,
                                    verdict.duration, verdict.detail)
-    solutions = Solutions(problems.path, digest, found, str(path), False, machine())
-    _save(path, solutions)
-    return solutions
+    measured = Solutions(problems.path, digest, found, str(path), False, machine())
+    _save(path, measured)
+    return measured

@@ -44,8 +44,9 @@ import numpy as np
 from ..languages import DEFAULT_LANGUAGE
 from ..maths.edit_sim.similarity import check_unit, combined_values, edit_similarity
 from ..maths.passk import pass_at_k_per_task
-from .languages import get_language, run_sources
-from .problems import candidate_program, untested
+from .judge import Judge, candidate_job
+from .languages import find_toolchain, get_language
+from .problems import untested
 from .sandbox import (
     ENV_SWITCH,
     check_count,
@@ -214,26 +215,19 @@ def compute_code_eval(
     references_per_task = _check_solutions(solutions, len(tasks))
     check_unit(unit)
     extracting = check_flag(extract, "extract")
-    found: dict[tuple[int, int], Any] = {}
+    find_toolchain(language.name)  # a missing toolchain: its error before anything runs
+    jobs = [candidate_job((task_id, completion_id), candidate, tests[task_id], language.name,
+                          extracting)
+            for task_id, candidates in enumerate(tasks)
+            for completion_id, candidate in enumerate(candidates)]
     if extracting:
-        from .extract import candidate_from_answer
-
-        for task_id, candidates in enumerate(tasks):
-            for completion_id, candidate in enumerate(candidates):
-                code, extraction = candidate_from_answer(candidate, tests[task_id],
-                                                         language.name)
-                found[task_id, completion_id] = extraction
-                candidates[completion_id] = code
-        no_code = sum(extraction.code is None for extraction in found.values())
+        for job in jobs:  # edit_sim compares the code that was judged
+            tasks[job.key[0]][job.key[1]] = job.code
+        no_code = sum(job.extraction.code is None for job in jobs)
         if no_code:
-            warnings.warn(f"{no_code} of {len(found)} answers hold no code in "
+            warnings.warn(f"{no_code} of {len(jobs)} answers hold no code in "
                           f"{language.display_name}; they count as failed (each result's "
                           "'extraction' says why).", stacklevel=2)
-    jobs = [
-        (task_id, completion_id, candidate_program(task_id, candidate, tests[task_id]))
-        for task_id, candidates in enumerate(tasks)
-        for completion_id, candidate in enumerate(candidates)
-    ]
     if not jobs:
         raise ValueError("every candidate list in `predictions` is empty; nothing to run.")
     from tqdm.auto import tqdm
@@ -241,27 +235,21 @@ def compute_code_eval(
     # a progress bar on a terminal (tqdm shows none when stderr is not one)
     with tqdm(total=len(jobs), desc="code_eval", unit="program", disable=None,
               leave=False) as bar:
-        outcomes = run_sources(
-            [program for _, _, program in jobs],
-            language.name,
-            limits=limits,
-            num_workers=workers,
-            allow_code_execution=True,
-            progress=bar.update,
-        )
+        verdicts = Judge(limits, workers=workers).judge(jobs, progress=bar.update)
     results: defaultdict = defaultdict(list)
-    for (task_id, completion_id, _), outcome in zip(jobs, outcomes, strict=True):
+    for job, verdict in zip(jobs, verdicts, strict=True):
+        task_id, completion_id = job.key
         record: dict[str, Any] = {
             "task_id": task_id,
-            "passed": outcome.passed,
-            "result": outcome.message,
+            "passed": verdict.passed,
+            "result": verdict.result,
             "completion_id": completion_id,
-            "status": outcome.result.status,
-            "limit": outcome.result.limit,
-            "verdict": outcome.verdict,
+            "status": verdict.status,
+            "limit": verdict.limit,
+            "verdict": verdict.verdict,
         }
         if extracting:
-            record["extraction"] = found[task_id, completion_id].to_dict()
+            record["extraction"] = job.extraction.to_dict()
         results[task_id].append((completion_id, record))
     total = np.array([len(entries) for entries in results.values()])
     correct = np.array([sum(r["passed"] for _, r in entries) for entries in results.values()])

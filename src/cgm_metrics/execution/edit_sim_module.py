@@ -14,8 +14,8 @@ from ..languages import DEFAULT_LANGUAGE
 from ..maths.edit_sim.similarity import EditSimMetric, check_passed, check_unit
 from ..maths.passk import pass_at_k
 from .code_eval import check_ks
-from .languages import get_language, run_sources
-from .problems import candidate_program
+from .judge import Judge, candidate_job
+from .languages import find_toolchain, get_language
 from .sandbox import check_count, check_flag, check_limits, require_opt_in
 
 
@@ -99,14 +99,10 @@ def compute_edit_sim(
         for index, test in enumerate(tests):
             if not isinstance(test, str):
                 raise TypeError(f"`tests[{index}]` is {type(test).__name__}, not a string.")
-        runs = run_sources(
-            [candidate_program(index, prediction, test)
-             for index, (prediction, test) in enumerate(zip(preds, tests, strict=True))],
-            language.name,
-            limits=limits,
-            num_workers=workers,
-            allow_code_execution=True,
-        )
+        find_toolchain(language.name)  # a missing toolchain: its error before anything runs
+        jobs = [candidate_job(index, prediction, test, language.name)
+                for index, (prediction, test) in enumerate(zip(preds, tests, strict=True))]
+        runs = Judge(limits, workers=workers).judge(jobs)
         passed = [run.passed for run in runs]
         verdicts = [run.verdict for run in runs]
     if passed is None:

@@ -21,7 +21,7 @@ As registry metrics (``cgm_metrics.get_metric("pass@1", allow_code_execution=Tru
 program as its reference, and runs ``candidate + "\\n" + test`` (evaluate's code_eval layout)
 in the sandbox, only with the opt-in (``allow_code_execution=True`` or
 ``HF_ALLOW_CODE_EVAL=1``). Several samples per task, and problem files, go through
-:class:`cgm_metrics.evaluation.ProblemEvaluation` (``cgm score/compare --problems``).
+:class:`cgm_metrics.execution.problem_runs.ProblemEvaluation` (``cgm score/compare --problems``).
 """
 
 from __future__ import annotations
@@ -230,13 +230,7 @@ def candidate_statistics(
                        else "every task needs at least one."))
     if not code_execution_allowed(metric.allow_code_execution):
         raise ValueError(CODE_EVAL_WARNING)
-    from .problems import candidate_program
-
-    items = (((s, task, j), candidate_program(task, candidate, tests[task], metric.lang))
-             for s, tasks in enumerate(systems) for task, candidates in enumerate(tasks)
-             for j, candidate in enumerate(candidates))
-    verdicts = run_with_retry(items, metric.limits, metric.retry_timeout,
-                              workers=workers or min(4, os.cpu_count() or 1))
+    verdicts = judge_candidates(metric, systems, tests, workers)
     out = []
     for s, tasks in enumerate(systems):
         keys = [(s, task, j) for task, candidates in enumerate(tasks)
@@ -248,21 +242,19 @@ def candidate_statistics(
     return out
 
 
-def run_with_retry(items: Any, limits: Limits, retry_timeout: float | None, workers: int = 1):
-    """``{key: verdict}`` of every ``(key, program)``; timed-out programs run once more under
-    ``retry_timeout`` when it is given."""
-    from dataclasses import replace
+def judge_candidates(metric: ExecutionMetric, systems: Sequence[Sequence[Sequence[str]]],
+                     tests: Sequence[str], workers: int | None = None) -> dict[Any, Any]:
+    """``{(system, task, sample): SampleVerdict}`` of every candidate of every system, judged
+    under the metric's settings (:class:`~cgm_metrics.execution.judge.Judge`: its limits,
+    ``repeat`` and ``retry_timeout``)."""
+    from .judge import Judge, candidate_job
 
-    from .runs import execute
-
-    programs = dict(items)
-    verdicts = dict(execute(programs.items(), limits, workers=workers))
-    if retry_timeout is not None:
-        again = [(key, programs[key]) for key, v in verdicts.items() if v.status == "timeout"]
-        if again:
-            verdicts.update(execute(again, replace(limits, timeout=retry_timeout),
-                                    workers=workers))
-    return verdicts
+    jobs = [candidate_job((s, task, j), candidate, tests[task], metric.lang, task_id=task)
+            for s, tasks in enumerate(systems) for task, candidates in enumerate(tasks)
+            for j, candidate in enumerate(candidates)]
+    judge = Judge(metric.limits, metric.retry_timeout, metric.repeat,
+                  workers=workers or min(4, os.cpu_count() or 1))
+    return {verdict.key: verdict for verdict in judge.judge(jobs)}
 
 
 class PassAtK(ExecutionMetric):

