@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from .core.inputs import did_you_mean
 from .errors import InputError, MetricUnavailableError, UnsupportedLanguageError
+from .registry import DEFAULT_METRICS as REGISTRY_DEFAULT_METRICS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,8 +51,8 @@ if TYPE_CHECKING:
     from .metric import Metric
     from .significance import Comparison
 
-#: what ``cgm score/compare`` compute when no metric is named
-DEFAULT_METRICS = ("chrf_code", "codebleu", "ruby")
+#: what ``cgm score/compare`` compute when no metric is named: the registry's table
+DEFAULT_METRICS = REGISTRY_DEFAULT_METRICS
 METHODS = ("paired_bootstrap", "approximate_randomization")
 
 
