@@ -39,7 +39,7 @@ REFERENCE = "x = 1\n"
 
 
 def test_every_language_is_covered():
-    assert set(LANGUAGES) == set(cgm_metrics.languages())
+    assert set(LANGUAGES) == set(cgm_metrics.languages.names())
 
 
 def _shapes_of(lang: str) -> tuple[str, ...]:
