@@ -645,7 +645,8 @@ def test_the_private_directory_is_empty_with_a_needed_path_under_tmp(monkeypatch
     needed.mkdir()
     try:
         (needed / "cgm_needed_probe.py").write_text("VALUE = 7\n")
-        monkeypatch.syspath_prepend(str(needed))
+        # after sys.path[0] (the caller's script folder, which runs never see)
+        monkeypatch.setattr(sys, "path", [sys.path[0], str(needed), *sys.path[1:]])
         with Sandbox(allow_code_execution=True) as box:
             for _ in range(2):
                 result = box.run("import os, cgm_needed_probe\n"
