@@ -428,7 +428,8 @@ def test_the_caller_s_folder_is_hidden_inside_a_shown_folder(parent, user):
             command = [sys.executable, "caller.py", str(secret), str(notes)]
         else:  # the sandbox alone (standard library only), run by nobody with the system's Python
             code = project / "code"
-            code.mkdir(mode=0o755)
+            code.mkdir()
+            code.chmod(0o755)  # mkdir's mode is cut by the umask (CI runs under 077)
             execution = ROOT / "src" / "cgm_metrics" / "execution"
             for source in [execution / "sandbox.py", *execution.glob("_sandbox_*.py")]:
                 shutil.copy(source, code / source.name)
