@@ -184,9 +184,11 @@ def _flags_in_source(module: str, class_name: str) -> tuple[MetricFlag, ...] | N
     import re
     from pathlib import Path
 
+    import cgm_metrics
+
     from .metric import MetricFlag
 
-    root = Path(__file__).parent
+    root = Path(cgm_metrics.__file__).parent  # the package's root, where `module` starts
     parts = module.split(".")[1:]
     path = root.joinpath(*parts)
     path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
