@@ -26,7 +26,7 @@ figure name with spaces is quoted):
 The written number must be what the statistic gives, rounded as written (its digits after
 the point), in the written unit (seconds in ``ms`` multiplied by 1000, and so on); a unit that
 is not the recorded one's kind (a time for a ratio, a size for a time) fails. Every run named
-must have recorded its commit itself (``code.commit``); the code a script measures
+must have recorded its commit itself (``code.commit``, not written in afterwards); the code a script measures
 (:data:`MEASURED`) must not differ between that commit and the checkout, nor have differed
 from the commit when the run started (``code.changed_paths``), unless the figure is marked
 ``earlier``. Numbers that are not measurements carry a tie saying what they are instead:
@@ -64,6 +64,8 @@ def documents(root: Path = ROOT) -> list[Path]:
 # the script itself; a script that times one part names that part.
 DEFAULT_MEASURED = ("src/cgm_metrics", "setup.py")
 MEASURED: dict[str, tuple[str, ...]] = {
+    "space": ("src/cgm_metrics", "spaces/app.py", "setup.py"),
+    "space_load": ("src/cgm_metrics", "spaces/app.py", "setup.py"),
     "chrf": ("src/cgm_metrics/maths/chrf.py", "src/cgm_metrics/core"),
     "crystal_bleu": ("src/cgm_metrics/maths/crystal_bleu.py", "src/cgm_metrics/core"),
     "codebleu": ("src/cgm_metrics/maths/codebleu", "src/cgm_metrics/languages",
@@ -86,7 +88,8 @@ FIGURE = re.compile(rf"(?<![\w.,/\-])(?P<low>{_NUMBER})(?:-(?P<high>{_NUMBER}))?
                     rf"(?P<unit>{_UNIT})(?P<earlier>†)?(?P<tie><!--fig (?P<spec>.*?)-->)?")
 # a bare number before "vs <figure>" takes that figure's unit (0.09-0.35 vs 3.3-8.0 ms)
 BEFORE_VS = re.compile(rf"(?<![\w.,/\-])(?P<low>{_NUMBER})(?:-(?P<high>{_NUMBER}))?"
-                       rf"(?P<earlier>†)?(?P<tie><!--fig (?P<spec>.*?)-->)?(?= vs (?:{_NUMBER}))")
+                       rf"(?P<earlier>†)?(?P<tie><!--fig (?P<spec>.*?)-->)?"
+                       rf"(?P<vs> (?:vs|against) )(?={_NUMBER})")
 TIE = re.compile(r"<!--fig (?P<spec>.*?)-->")
 FENCE = re.compile(r"^(```|~~~)")
 
@@ -122,10 +125,11 @@ def quoted(name: str, text: str) -> list[Quoted]:
                                 line[max(0, match.start() - 80):match.end() + 20],
                                 match.start()))
         for match in BEFORE_VS.finditer(line):
-            after = FIGURE.match(line, line.index(" vs ", match.end()) + 4)
+            after = FIGURE.match(line, match.end())
             if after is None:
                 continue
-            found.append(Quoted(f"{name}:{number}", match.group(0).split("<!--")[0],
+            written = match.group(0).split("<!--")[0].removesuffix(match["vs"])
+            found.append(Quoted(f"{name}:{number}", written,
                                 match["low"], match["high"], after["unit"].strip(),
                                 bool(match["earlier"]), match["spec"],
                                 line[max(0, match.start() - 80):match.end() + 40],
@@ -262,6 +266,16 @@ def value_of(spec: list[str], results: dict[str, dict[str, Any]]) \
     return values, unit, chosen
 
 
+def recorded_commit(run: dict[str, Any]) -> str | None:
+    """The commit a run recorded itself (benchtools.Record at its start): None when it has
+    none, or when its commit was written in afterwards (a ``note`` beside it says so; the
+    script writes only commit, changed and changed_paths)."""
+    code = run.get("code") or {}
+    if not code.get("commit") or set(code) - {"commit", "changed", "changed_paths"}:
+        return None
+    return str(code["commit"])
+
+
 def check(quote: Quoted, results: dict[str, dict[str, Any]], git: Git | None) -> list[str]:
     """What is wrong with one quoted figure (nothing: an empty list)."""
     at = f"{quote.where}: {quote.written or '(a tie)'}"
@@ -314,8 +328,8 @@ def check(quote: Quoted, results: dict[str, dict[str, Any]], git: Git | None) ->
                         f"{len(runs)} run(s))")
     for run in runs:
         code = run.get("code") or {}
-        if not code.get("commit"):
-            problems.append(f"{at}: the run of {run['date']} recorded no commit (run "
+        if not recorded_commit(run):
+            problems.append(f"{at}: the run of {run['date']} recorded no commit itself (run "
                             f"benchmarks/{words[0]}.py again and quote that run)")
             continue
         if earlier or git is None:

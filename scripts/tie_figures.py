@@ -26,8 +26,8 @@ import quoted as q  # noqa: E402
 
 NAMED = re.compile(r"(?:benchmarks/|results/)(\w+)\.(?:py|json)")
 # words before a number that make it a limit or a default rather than a measurement
-SETTING = re.compile(r"timeout|time limit|limit \(|limit of|budget|default|backstop|at most|"
-                     r"max\(|--[a-z-]+ \S*$|reserves|needs about")
+SETTING = re.compile(r"timeout $|time limit|limit \($|limit of|budget|backstop|at most $|"
+                     r"max\($|--[a-z-]+ \S*$|reserves|time limits: $")
 FIELDS = ("ratio", "ratio_median", "ours_best_s", "peer_best_s", "ours_median_s",
           "peer_median_s", "value")
 
@@ -100,7 +100,32 @@ def scripts_near(lines: list[str], index: int, results: dict) -> list[str]:
         if lines[j].startswith("#"):
             break
         j -= 1
-    return list(results)
+    return []
+
+
+UNTIED_HEADER = """\
+# Figures quoted with no tie to a recorded run (tests/test_benchmark_figures.py): each is
+# forgiven only word for word (document, figure, the 40 characters before it), so none can
+# change; tie it, or remove it, and drop its line. Tab-separated. This list may only shrink.
+"""
+
+
+def list_untied() -> int:
+    rows = []
+    for path in q.documents():
+        name = str(path.relative_to(ROOT))
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for quote in q.quoted(name, text):
+            if quote.spec is None:
+                line = lines[int(quote.where.rsplit(":", 1)[1]) - 1]
+                before = line[max(0, quote.start - 40):quote.start]
+                assert "\t" not in before + quote.written
+                rows.append(f"{name}\t{quote.written}\t{before}")
+    (ROOT / "benchmarks" / "untied_figures.txt").write_text(
+        UNTIED_HEADER + "\n".join(rows) + "\n", encoding="utf-8")
+    print(f"{len(rows)} untied figures listed")
+    return 0
 
 
 def main() -> int:
@@ -108,8 +133,15 @@ def main() -> int:
     parser.add_argument("docs", nargs="*")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--requote", nargs="*", default=[])
+    parser.add_argument("--list-untied", action="store_true",
+                        help="only write benchmarks/untied_figures.txt: every figure still "
+                        "without a tie, word for word with the 40 characters before it")
+    parser.add_argument("--skip", nargs="*", default=[],
+                        help="leave the figures whose best candidate is of these scripts")
     args = parser.parse_args()
     results = q.load_results()
+    if args.list_untied:
+        return list_untied()
     git = q.Git() if q.Git().usable() else None
     paths = [ROOT / d for d in args.docs] if args.docs else q.documents()
     left = []
@@ -131,6 +163,13 @@ def main() -> int:
                     left.append(f"{name}:{index + 1}: {quote.written} in ...{quote.context}...")
                     continue
                 _, script, key, field, statistic, names, chosen = found[0]
+                if script in args.skip:
+                    continue
+                top = {(c[1], c[2], c[3]) for c in found if c[0] == found[0][0]}
+                if len(top) > 1 or (quote.high is None and len(found) > 3):
+                    left.append(f"{name}:{index + 1}: {quote.written} ambiguous: "
+                                f"{sorted(top)[:4]}")
+                    continue
                 written = quote.written.rstrip("†")
                 low_high = None
                 if script in args.requote:
