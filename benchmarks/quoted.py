@@ -3,10 +3,12 @@ tied to one recorded value of one benchmark script.
 
 A quoted figure is a number (or a range ``a-b``) with a unit: ``x`` (a ratio), ``µs``, ``ms``,
 ``s``, ``min``, ``MB``/``MiB``/``GB`` or a rate (``items/s``, ``pairs/s``, ``/s``...), and a
-bare number directly before ``vs <number> <unit>`` (the unit of both). Every one is followed,
+bare number directly before ``vs <number> <unit>`` or ``against <number> <unit>`` (the unit
+of both); fenced code is left out (the docs' tests run it). Every one is followed,
 with nothing between them, by a tie::
 
-    23.1-38.1x<!--fig chrf corpus ratio range 2026-12-02T09:40:11Z,2026-12-02T09:52:00Z-->
+    37.8x<!--fig chrf corpus ratio one 2026-12-02T09:23:09Z-->
+    0.58-0.69 s<!--fig compare_cost compare_best value range DATE,DATE,DATE-->
 
 ``fig SCRIPT FIGURE FIELD STATISTIC RUNS [earlier]`` (words split as a shell would, so a
 figure name with spaces is quoted):
@@ -26,15 +28,20 @@ figure name with spaces is quoted):
 The written number must be what the statistic gives, rounded as written (its digits after
 the point), in the written unit (seconds in ``ms`` multiplied by 1000, and so on); a unit that
 is not the recorded one's kind (a time for a ratio, a size for a time) fails. Every run named
-must have recorded its commit itself (``code.commit``, not written in afterwards); the code a script measures
-(:data:`MEASURED`) must not differ between that commit and the checkout, nor have differed
+must have recorded its commit itself (``code.commit``, not written in afterwards: a run whose
+``code`` holds anything but what :class:`benchtools.Record` writes does not count); the code a
+script measures (:data:`MEASURED`) must not differ between that commit and the checkout, nor have differed
 from the commit when the run started (``code.changed_paths``), unless the figure is marked
 ``earlier``. Numbers that are not measurements carry a tie saying what they are instead:
 ``fig setting`` (a limit, a default, an argument) or ``fig cited SOURCE`` (a number from a
-paper or another project's documentation).
+paper, another project's documentation, or a measurement the text itself says how it was
+made).
 
-``tests/test_benchmark_figures.py`` runs :func:`problems` on the documents and fails on any
-figure with no tie or with a tie the records do not give.
+``tests/test_benchmark_figures.py`` checks every document with :func:`check` and fails on any
+figure with no tie (unless listed word for word in ``benchmarks/untied_figures.txt``, a list
+that may only shrink) or with a tie the records do not give; ``python benchmarks/quoted.py``
+prints the same problems, untied figures included; ``python scripts/tie_figures.py`` proposes
+ties.
 """
 
 from __future__ import annotations

@@ -128,6 +128,34 @@ def list_untied() -> int:
     return 0
 
 
+LEGEND = ("† measured on an earlier version of the code its benchmark script measures (the "
+          "figure is that recorded run's; the script has not been run again since that code "
+          "changed).")
+
+
+def mark_earlier(results: dict, git: q.Git) -> int:
+    marked = 0
+    for path in q.documents():
+        name = str(path.relative_to(ROOT))
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for index, line in enumerate(lines):
+            stale = [quote for quote in q.quoted(name, line) if quote.spec and quote.written
+                     and any("changed since" in p for p in q.check(quote, results, git))]
+            for quote in sorted(stale, key=lambda x: -x.start):
+                full = f"{quote.written}<!--fig {quote.spec}-->"
+                assert line[quote.start:quote.start + len(full)] == full
+                line = (line[:quote.start] + f"{quote.written}†<!--fig {quote.spec} earlier-->"
+                        + line[quote.start + len(full):])
+                marked += 1
+            lines[index] = line
+        text = "\n".join(lines)
+        if "†<!--fig" in text and LEGEND not in text and "† " not in text.replace("†<!--fig", ""):
+            text = text.rstrip("\n") + "\n\n" + LEGEND + "\n"
+        path.write_text(text, encoding="utf-8")
+    print(f"{marked} figures marked as measured on an earlier version")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("docs", nargs="*")
@@ -136,6 +164,10 @@ def main() -> int:
     parser.add_argument("--list-untied", action="store_true",
                         help="only write benchmarks/untied_figures.txt: every figure still "
                         "without a tie, word for word with the 40 characters before it")
+    parser.add_argument("--mark-earlier", action="store_true",
+                        help="only mark with † (and 'earlier' in the tie) every tied figure "
+                        "whose measured code changed since its runs, for a change that does "
+                        "not re-run the benchmarks")
     parser.add_argument("--skip", nargs="*", default=[],
                         help="leave the figures whose best candidate is of these scripts")
     args = parser.parse_args()
@@ -143,6 +175,10 @@ def main() -> int:
     if args.list_untied:
         return list_untied()
     git = q.Git() if q.Git().usable() else None
+    if args.mark_earlier:
+        if git is None:
+            raise SystemExit("--mark-earlier needs the repository's history (git)")
+        return mark_earlier(results, git)
     paths = [ROOT / d for d in args.docs] if args.docs else q.documents()
     left = []
     for path in paths:
