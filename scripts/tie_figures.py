@@ -28,6 +28,7 @@ NAMED = re.compile(r"(?:benchmarks/|results/)(\w+)\.(?:py|json)")
 # words before a number that make it a limit or a default rather than a measurement
 SETTING = re.compile(r"timeout $|time limit|limit \($|limit of|budget|backstop|at most $|"
                      r"max\($|--[a-z-]+ \S*$|reserves|time limits: $")
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 FIELDS = ("ratio", "ratio_median", "ours_best_s", "peer_best_s", "ours_median_s",
           "peer_median_s", "value")
 
@@ -55,13 +56,22 @@ def candidates(quote: q.Quoted, scripts: list[str], results: dict) -> list[tuple
     found = []
     written_kind, written_scale = q._kind(quote.unit)
     before = _words(quote.context.split(quote.written)[0][-70:]) if quote.written else set()
+    # "six runs at load ...: 3.11-3.26 s": a range over as many runs as the text says
+    counted = re.findall(r"\b(two|three|four|five|six|seven|eight)\b(?: [a-z-]+)? runs?",
+                         quote.context.split(quote.written)[0] if quote.written else "")
+    said = NUMBERS.get(counted[-1], 0) if counted else 0
     for script in scripts:
         runs = results[script]["runs"]
         keys = dict.fromkeys(k for r in runs for k in r["figures"])
         for key in keys:
             having = [r for r in runs if key in r["figures"]]
             for field in _fields(having[-1]["figures"][key]):
-                sets = [("range", "all", having)] + [("one", r["date"], [r]) for r in having]
+                valid = [r for r in having if q.recorded_commit(r)]
+                sets = [("range", "all", having)] + [("one", r["date"], [r]) for r in valid]
+                if quote.high is not None:  # a range: also every run of consecutive runs
+                    sets += [("range", ",".join(r["date"] for r in valid[i:i + n]),
+                              valid[i:i + n])
+                             for n in range(2, 9) for i in range(len(valid) - n + 1)]
                 for statistic, names, chosen in sets:
                     try:
                         values, unit, _ = q.value_of([script, key, field, statistic, names],
@@ -80,7 +90,9 @@ def candidates(quote: q.Quoted, scripts: list[str], results: dict) -> list[tuple
                     score = (len(before & _words(key)) * 3
                              + (2 if statistic == "range" and len(chosen) > 1 else 0)
                              + (1 if field.startswith(("ratio", "value")) else 0)
-                             - (1 if "median" in field and "median" not in before else 0))
+                             - (1 if "median" in field and "median" not in before else 0)
+                             + 0.01 * len(chosen)  # the most runs a range can stand for
+                             + (5 if statistic == "range" and len(chosen) == said else 0))
                     found.append((score, script, key, field, statistic, names, chosen))
     found.sort(key=lambda c: -c[0])
     return found
