@@ -162,7 +162,9 @@ def test_another_figures_value_fails(texts, results, script, figure, field, wron
                                      wrong_field):
     doc, quote = _find(texts, script, figure, field)
     assert _fails(texts, results, doc) == []
-    wrong = _recorded(results, script, wrong_figure, wrong_field, quote)
+    # the other figure of the same runs, written as the quoted one is
+    wrong = _recorded(results, script, wrong_figure, wrong_field, quote,
+                      q.shlex.split(quote.spec)[4])
     assert wrong != quote.low + (f"-{quote.high}" if quote.high else "")
     assert _fails(_paste(texts, doc, quote, wrong), results, doc)
 
