@@ -88,7 +88,12 @@ def test_every_quoted_figure_is_tied(texts, results):
     assert figure_problems(texts, results) == []
 
 
+# The untied list may only shrink: lower this when a figure leaves it.
+UNTIED_AT_MOST = 98
+
+
 def test_the_untied_list_holds_only_figures_still_quoted_untied(texts):
+    assert len(untied_listed()) <= UNTIED_AT_MOST
     present = set()
     for doc, text in texts.items():
         lines = text.splitlines()
