@@ -150,7 +150,12 @@ def mark_earlier(results: dict, git: q.Git) -> int:
     for path in q.documents():
         name = str(path.relative_to(ROOT))
         lines = path.read_text(encoding="utf-8").split("\n")
+        fenced = False
         for index, line in enumerate(lines):
+            if q.FENCE.match(line.lstrip()):
+                fenced = not fenced
+            if fenced:
+                continue
             stale = [quote for quote in q.quoted(name, line) if quote.spec and quote.written
                      and any("changed since" in p for p in q.check(quote, results, git))]
             for quote in sorted(stale, key=lambda x: -x.start):
@@ -196,7 +201,12 @@ def main() -> int:
     for path in paths:
         name = str(path.relative_to(ROOT))
         lines = path.read_text(encoding="utf-8").split("\n")
+        fenced = False
         for index, line in enumerate(lines):
+            if q.FENCE.match(line.lstrip()):
+                fenced = not fenced
+            if fenced:  # fenced code: the docs' tests run it, its output is compared
+                continue
             edits = []
             for quote in q.quoted(name, line):
                 if quote.spec is not None or not quote.written:
