@@ -67,20 +67,26 @@ def documents(root: Path = ROOT) -> list[Path]:
 
 
 # The code each script measures (git pathspecs): a figure whose run's commit differs from the
-# checkout in one of these is from an earlier version. The default is the whole package and
-# the script itself; a script that times one part names that part.
-DEFAULT_MEASURED = ("src/cgm_metrics", "setup.py")
+# checkout in one of these is from an earlier version. The default is the whole package (and
+# the evaluate modules) with the script itself; a script that times one metric names its part
+# of the package and what every metric goes through (COMMON).
+DEFAULT_MEASURED = ("src/cgm_metrics", ":(glob)metrics/*/*.py", "spaces/app.py", "setup.py")
+COMMON = ("src/cgm_metrics/__init__.py", "src/cgm_metrics/metric.py", "src/cgm_metrics/errors.py",
+          "src/cgm_metrics/registry.py", "src/cgm_metrics/native.py", "src/cgm_metrics/core",
+          "src/cgm_metrics/maths/__init__.py", "src/cgm_metrics/maths/csrc", "setup.py")
+_LANGUAGES = ("src/cgm_metrics/languages",)
 MEASURED: dict[str, tuple[str, ...]] = {
-    "space": ("src/cgm_metrics", "spaces/app.py", "setup.py"),
-    "space_load": ("src/cgm_metrics", "spaces/app.py", "setup.py"),
-    "chrf": ("src/cgm_metrics/maths/chrf.py", "src/cgm_metrics/core"),
-    "crystal_bleu": ("src/cgm_metrics/maths/crystal_bleu.py", "src/cgm_metrics/core"),
-    "codebleu": ("src/cgm_metrics/maths/codebleu", "src/cgm_metrics/languages",
-                 "src/cgm_metrics/core", "src/cgm_metrics/native.py", "src/cgm_metrics/csrc",
-                 "setup.py"),
-    "codebleu_languages": ("src/cgm_metrics/maths/codebleu", "src/cgm_metrics/languages",
-                           "src/cgm_metrics/core", "src/cgm_metrics/native.py",
-                           "src/cgm_metrics/csrc", "setup.py"),
+    "chrf": (*COMMON, "src/cgm_metrics/maths/chrf.py"),
+    "crystal_bleu": (*COMMON, *_LANGUAGES, "src/cgm_metrics/maths/crystal_bleu.py"),
+    "codebleu": (*COMMON, *_LANGUAGES, "src/cgm_metrics/maths/codebleu"),
+    "codebleu_languages": (*COMMON, *_LANGUAGES, "src/cgm_metrics/maths/codebleu"),
+    "ruby": (*COMMON, *_LANGUAGES, "src/cgm_metrics/maths/ruby"),
+    "ruby_humans": (*COMMON, *_LANGUAGES, "src/cgm_metrics/maths/ruby"),
+    "tsed": (*COMMON, *_LANGUAGES, "src/cgm_metrics/maths/tsed.py"),
+    "codexglue_edit_sim": (*COMMON, "src/cgm_metrics/maths/codexglue.py"),
+    "meteor": (*COMMON, "src/cgm_metrics/maths/classic"),
+    "significance": (*COMMON, "src/cgm_metrics/significance", "src/cgm_metrics/maths/chrf.py",
+                     "src/cgm_metrics/maths/classic"),
 }
 
 
@@ -237,7 +243,10 @@ class Git:
 
 
 def _under(path: str, paths: Iterable[str]) -> bool:
-    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in paths)
+    import fnmatch
+
+    return any(fnmatch.fnmatchcase(path, p.removeprefix(":(glob)")) if p.startswith(":(glob)")
+               else path == p or path.startswith(p.rstrip("/") + "/") for p in paths)
 
 
 # -- checking ----------------------------------------------------------------------------------
