@@ -96,13 +96,16 @@ def code_version() -> dict[str, Any]:
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
                                 text=True, timeout=10).stdout.strip()
-        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+        changed = subprocess.run(["git", "diff", "--name-only", "HEAD", "--",
                                   ".", ":!benchmarks/results"],
                                  cwd=root, capture_output=True, text=True,
-                                 timeout=10).stdout.strip()
+                                 timeout=10).stdout.split()
     except (OSError, subprocess.SubprocessError):
         return {}
-    return {"commit": commit, "changed": bool(changed)} if commit else {}
+    # the files that differed from the commit when the run started, so that a check can tell
+    # whether the code a figure measures was the commit's (tests/test_benchmark_figures.py)
+    return {"commit": commit, "changed": bool(changed), "changed_paths": sorted(changed)} \
+        if commit else {}
 
 
 class Record:

@@ -5,7 +5,9 @@ the p-values are equal, and prints two speed ratios (sacrebleu time / our time):
 alone, both sides handed the same precomputed statistics (sacrebleu's own, ours), and end to
 end from the texts, statistics extraction included on both sides. The scorers are built
 before the timings on both sides. Each run is repeated ``--repeats`` (>= 3) times,
-interleaved; the best run counts (the median is recorded too). The totals add the runs of
+interleaved; the best run counts (the median is recorded too). The clock is the process's CPU
+time, every thread included: numpy's BLAS may use several threads on our side where sacrebleu
+uses one, which wall time would hide. The totals add the runs of
 the same round over every test; every run of the script appends its figures to
 benchmarks/results/significance.json.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import time
 from functools import partial
 from pathlib import Path
 
@@ -64,7 +67,8 @@ def main() -> None:
     runs = [("bs", "paired_bootstrap")] + ([] if args.no_ar else [("ar", "approximate_randomization")])
     totals = {"resampling": (Timing(), Timing()), "end_to_end": (Timing(), Timing())}
     record = Record("significance", {"segments": args.segments, "repeats": args.repeats,
-                                     "tests": [method for _, method in runs]})
+                                     "tests": [method for _, method in runs],
+                                     "clock": "process CPU time (all threads of both sides)"})
     print(f"{args.segments} segments; best of {args.repeats} interleaved runs; {load()}")
     print(f"{'run':<24}{'sacrebleu s':>12}{'ours s':>9}{'ratio':>8}  p-values")
     sacrebleu_defaults = (("BLEU", BLEU, lambda: get_metric("bleu", tokenize="13a")),
@@ -77,7 +81,7 @@ def main() -> None:
             timed = interleaved({
                 "sacrebleu": partial(sacrebleu_run, peer_metric, a, b, refs, test_type, stats),
                 "ours": partial(paired_test, *our_stats, our_metric, method=method),
-            }, args.repeats)
+            }, args.repeats, clock=time.process_time)
             report(name + " " + test_type + " resampling", timed, totals["resampling"], record,
                    "PairedTest with the statistics handed over vs our paired_test on our "
                    "statistics")
@@ -85,7 +89,7 @@ def main() -> None:
             timed = interleaved({
                 "sacrebleu": partial(sacrebleu_run, peer_metric, a, b, refs, test_type),
                 "ours": partial(paired_test_texts, a, b, refs, metric=our_metric, method=method),
-            }, args.repeats)
+            }, args.repeats, clock=time.process_time)
             report(name + " " + test_type + " end to end", timed, totals["end_to_end"], record,
                    "PairedTest from the texts vs our paired_test_texts (statistics "
                    "extraction included on both sides)")

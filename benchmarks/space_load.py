@@ -40,7 +40,8 @@ CPU of the server process apart from its workers'.
 
     python benchmarks/space_load.py                       # all scenarios, both shapes
     python benchmarks/space_load.py --scenarios side --shapes burst --users 20
-    python benchmarks/space_load.py --startup             # the start and a first click
+    python benchmarks/space_load.py --startup [--no-browser]
+        # the start: the page served, shown in headless Chromium, a first click answered
 """
 
 from __future__ import annotations
@@ -465,6 +466,9 @@ def main() -> None:
     parser.add_argument("--startup", action="store_true",
                         help="only the start: seconds until the page is served, until a first "
                         "side-by-side request sent then is answered, until the workers are warm")
+    parser.add_argument("--no-browser", action="store_true",
+                        help="with --startup: skip the time until headless Chromium shows the "
+                        "page")
     args = parser.parse_args()
     if not 1 <= args.users <= 100 or not 1 <= args.rounds <= 20:
         parser.error("--users must lie in 1..100 and --rounds in 1..20")
@@ -536,6 +540,44 @@ def main() -> None:
     record.write()
 
 
+class Browser:
+    """Headless Chromium through playwright (Debian's /usr/bin/chromium, or CGM_CHROMIUM), as
+    the Space's browser tests drive it; started before the server so its own start is not
+    counted."""
+
+    ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+    def __init__(self) -> None:
+        import shutil
+
+        from playwright.sync_api import sync_playwright
+
+        path = os.environ.get("CGM_CHROMIUM", "/usr/bin/chromium")
+        if not Path(path).exists():
+            path = shutil.which("chromium") or ""
+        if not path:
+            raise SystemExit("no chromium found (CGM_CHROMIUM, /usr/bin/chromium); "
+                             "install Debian's chromium or pass --no-browser")
+        self._playwright = sync_playwright().start()
+        self._browser = self._playwright.chromium.launch(executable_path=path, args=self.ARGS,
+                                                         timeout=60_000)
+
+    def page_shown(self, url: str, since: float, timeout: float = 300.0) -> float:
+        """Seconds from ``since`` (perf_counter) until the page at ``url`` shows its tabs."""
+        page = self._browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(timeout * 1000)
+        page.goto(url, wait_until="domcontentloaded")
+        page.get_by_role("tab", name="Systems").wait_for(state="visible")
+        shown = time.perf_counter() - since
+        page.close()
+        return shown
+
+    def close(self) -> None:
+        self._browser.close()
+        self._playwright.stop()
+
+
 def startup(args: argparse.Namespace) -> None:
     """The Space's start as its first user meets it: the server started, its page polled
     until served; then at once one side-by-side request (the first of :func:`side_requests`)
@@ -546,10 +588,21 @@ def startup(args: argparse.Namespace) -> None:
                                    if args.app == ROOT / "spaces" / "app.py" else
                                    f"{args.app.resolve().parent.name}/{args.app.name} (--app)"})
     load_before = os.getloadavg()[0]
-    server = Server(args.app, wait_workers=False)
+    browser = Browser() if not args.no_browser else None
+    try:
+        server = Server(args.app, wait_workers=False)
+    except BaseException:
+        if browser is not None:
+            browser.close()
+        raise
+    shown = None
     try:
         print(f"page served after {server.startup_seconds:.1f} s (server CPU "
               f"{server.startup_cpu:.1f} s)", flush=True)
+        if browser is not None:
+            shown = browser.page_shown(server.url, server.started)
+            print(f"page shown in headless Chromium (its tabs visible) "
+                  f"{shown:.1f} s after the start", flush=True)
         lang, reference, candidates = side_requests(1, args.seed)[0]
         user = HttpUser(server.url, args.timeout)
         try:
@@ -565,7 +618,14 @@ def startup(args: argparse.Namespace) -> None:
         print(f"workers warm after {server.ready_seconds:.1f} s", flush=True)
     finally:
         server.stop()
+        if browser is not None:
+            browser.close()
     load = f"1-minute load {load_before:.1f}-{os.getloadavg()[0]:.1f}"
+    if shown is not None:
+        record.value("startup page shown in a browser", round(shown, 2), "s",
+                     "from the server's start until headless Chromium (started before the "
+                     "server) shows the page's tabs, the page requested once /config "
+                     f"answered; {load}")
     record.value("startup page served", round(server.startup_seconds, 2), "s",
                  f"from the server's start until /config answers (polled every 0.5 s); {load}")
     record.value("startup server CPU", round(server.startup_cpu, 2), "s",

@@ -79,4 +79,7 @@ NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "$site"
 rm -rf "$site"
 python -m ruff check src tests benchmarks metrics spaces
 python -m mypy   # the library (src/), configured in setup.cfg
+# The tests marked slow (whole language x program matrices, uploads at the limits through the
+# browser) are skipped here unless asked for: `bash scripts/test.sh --slow` (or CGM_SLOW=1) runs
+# them too; a representative part of each matrix always runs (docs/development.md).
 python -m pytest -n 2 --dist loadgroup "$@"  # loadgroup: the Ray tests share one cluster

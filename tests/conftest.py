@@ -22,6 +22,27 @@ METRICS_DIR = ROOT / "metrics"
 DATA = ROOT / "tests" / "data"
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="also run the tests marked slow (long soaks, whole matrices of "
+                          "languages and programs; CGM_SLOW=1 does the same)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: a long check (a soak, a whole language x program matrix, a browser "
+        "burst) whose representative part runs by default; skipped unless --slow or CGM_SLOW=1")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow") or os.environ.get("CGM_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: run with --slow or CGM_SLOW=1 (docs/development.md)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def _evaluate_caches(tmp_path, monkeypatch):
     """Each test gets its own metric data cache, as evaluate's own test suite does.

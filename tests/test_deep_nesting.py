@@ -33,6 +33,12 @@ from cgm_metrics.maths import tsed as tsed_module
 DEPTH = 100_000
 pytestmark = pytest.mark.filterwarnings("ignore:crystal_bleu without:UserWarning")
 LANGUAGES = languages()
+# The default run takes three languages through every front end (Python; JavaScript, a
+# C-family grammar; Haskell, one whose parse time grows quadratically with depth); the others
+# are marked slow (`pytest --slow`, CGM_SLOW=1): the whole matrix is every language x 4 front ends.
+REPRESENTATIVE = ("python", "javascript", "haskell")
+EVERY_LANGUAGE = [lang if lang in REPRESENTATIVE else pytest.param(lang, marks=pytest.mark.slow)
+                  for lang in LANGUAGES]
 # the metrics that score deep code (TSED refuses it: tested apart)
 SCORED = ("codebleu", "ruby", "crystal_bleu")
 REFERENCE = "x = 1\n"
@@ -40,6 +46,7 @@ REFERENCE = "x = 1\n"
 
 def test_every_language_is_covered():
     assert set(LANGUAGES) == set(cgm_metrics.languages.names())
+    assert set(REPRESENTATIVE) <= set(LANGUAGES)
 
 
 def _shapes_of(lang: str) -> tuple[str, ...]:
@@ -54,7 +61,7 @@ def _check_scored(metric: str, per_item: list[float], labels: dict | None) -> No
         assert labels is not None and set(labels["level"]) == {"string"}, labels
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lang", EVERY_LANGUAGE)
 def test_score_every_shape(lang):
     """``cgm_metrics.score`` on every shape: scored by every metric but TSED, which names the
     item it refuses (each shape after a normal item)."""
@@ -122,7 +129,7 @@ def modules():
             for name in (*SCORED, "tsed")}
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lang", EVERY_LANGUAGE)
 def test_evaluate_modules(lang, modules):
     codes = [deep_code(lang, shape, depth_for(lang, shape, DEPTH)) for shape in _shapes_of(lang)]
     references = [[REFERENCE]] * len(codes)
@@ -144,7 +151,7 @@ def _cgm(*args: object) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, timeout=900)
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lang", EVERY_LANGUAGE)
 def test_cgm_score(lang, tmp_path):
     """``cgm score`` in a subprocess: scored (exit 0) by the metrics with a fallback; TSED
     exits 1 with a message naming the item, no traceback; never a signal."""
@@ -214,7 +221,7 @@ def _largest(lang: str, shape: str, chars: int) -> str:
     return deep_code(lang, shape, low)
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lang", EVERY_LANGUAGE)
 def test_space_side_by_side(lang):
     """The Space's side-by-side view, snippets as deep as its size limit lets them be: every
     metric scores them (TSED's limit lies beyond what the Space accepts)."""

@@ -53,6 +53,19 @@ from cgm_metrics.execution.sandbox import Limits, Sandbox
 REQUIRE_TOOLCHAINS = os.environ.get("CGM_REQUIRE_TOOLCHAINS") == "1"
 PARITY_ALL = os.environ.get("CGM_PARITY_ALL") == "1"
 PARITY_FILES = {"cpp": "cpp", "java": "java", "javascript": "js", "python": "python"}
+# The language x program matrices run in full with --slow (CGM_SLOW=1); by default, the
+# languages of REPRESENTATIVE among each matrix's (an interpreter, a browser-grade runtime, a
+# compiler, a small interpreter): the others, compiled per program (Java, TypeScript, Go, Rust),
+# cost the most and are marked slow.
+REPRESENTATIVE = ("python", "javascript", "cpp", "lua")
+
+
+def _matrix(languages) -> list:
+    """``languages`` as parameters, those out of REPRESENTATIVE marked slow."""
+    languages = list(languages)
+    kept = [lang for lang in languages if lang in REPRESENTATIVE] or languages[:1]
+    return [lang if lang in kept else pytest.param(lang, marks=pytest.mark.slow)
+            for lang in languages]
 # programs per language in the sample (Python runs whole: 7 s)
 SAMPLE_SIZE = {"cpp": 60, "java": 60, "javascript": 160, "python": 10_000}
 # MultiPL-E's run timeouts (its default of 15 s; 5 s for node)
@@ -150,7 +163,7 @@ def test_every_listed_difference_is_a_program_of_the_data():
 
 
 @needs_sandbox
-@pytest.mark.parametrize("lang", list(PARITY_FILES))
+@pytest.mark.parametrize("lang", _matrix(PARITY_FILES))
 def test_verdicts_equal_multipl_e_s(lang):
     """Our verdict equals MultiPL-E's on at least 98 % of the sampled programs of each
     language (its Timeout rows left out), and every program that differs is listed above with
@@ -203,7 +216,7 @@ def test_the_convention_programs_are_multipl_e_s_layout():
 
 
 @needs_sandbox
-@pytest.mark.parametrize("lang", CONVENTION_LANGUAGES)
+@pytest.mark.parametrize("lang", _matrix(CONVENTION_LANGUAGES))
 def test_right_and_wrong_programs(lang):
     """Right programs pass; wrong ones fail with MultiPL-E's verdict (a failed assertion, a
     compile or parse error, a timeout); through code_eval's call shape (candidate, then the
@@ -235,7 +248,7 @@ def test_right_and_wrong_programs(lang):
 
 
 @needs_sandbox
-@pytest.mark.parametrize("lang", list(LANGUAGE_TRICKS))
+@pytest.mark.parametrize("lang", _matrix(LANGUAGE_TRICKS))
 def test_an_early_ending_with_status_0_fails(lang):
     """Each trick (tests/hostile_programs.py) makes a wrong `add` end with exit status 0, which
     MultiPL-E's harness counts as OK: here it fails, its result saying that the program ended
@@ -266,7 +279,7 @@ def test_an_early_ending_with_status_0_fails(lang):
 
 
 @needs_sandbox
-@pytest.mark.parametrize("lang", list(NO_TEST_TRICKS))
+@pytest.mark.parametrize("lang", _matrix(NO_TEST_TRICKS))
 def test_a_pass_proves_that_the_tests_ran(lang):
     """Each trick (tests/hostile_programs.py NO_TEST_TRICKS) lets a wrong `add` reach the
     harness code after its test with status 0 without the test having run (a filter in the
@@ -308,7 +321,7 @@ LOWEST_MEMORY_MB = {"typescript": 2048}
 
 
 @needs_sandbox
-@pytest.mark.parametrize("lang", list(MEMORY_BOMBS))
+@pytest.mark.parametrize("lang", _matrix(MEMORY_BOMBS))
 def test_a_memory_bomb_fails_in_words_a_flood_names_max_file_mb(lang):
     """Under memory_mb=1024 (the lowest the sandbox documents for every language but
     TypeScript), the right program passes (the JVM is sized to the limit); a program that

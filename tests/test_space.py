@@ -989,6 +989,7 @@ def test_uploads_with_dollar_names_and_two_model_txt(tmp_path):
     assert "sys_$\\frac$" in space.systems_html(result)
 
 
+@pytest.mark.slow  # uploads at the limits through the browser; the budget plan is tested above
 def test_worst_cases_in_headless_chromium(served_space, tmp_path):
     """The slow-by-construction requests through the page: four 5,000-character candidates,
     uploads with a ``$`` name and two ``model.txt``, and uploads at the limits."""
