@@ -215,7 +215,7 @@ class IOProgram:
         spec = self.spec
         language = get_language(self.language).name
         if spec.test_type == "functional":
-            if language != "python":
+            if not get_language(language).in_interpreter:
                 raise ValueError(f"call-based tests (fn_name {spec.fn_name!r}) run Python "
                                  f"programs only, not {self.language}.")
             return [], {}, Step(python=call_program(self.code, spec.fn_name or "",
