@@ -198,6 +198,15 @@ def test_a_thread_s_output_counts_here_and_not_in_livecodebench(opted_in):
     assert lcb_verdict(ROWS[ABC301], code)[0] == "wrong_answer"
 
 
+def test_a_non_zero_exit_status_is_a_runtime_error_here_not_in_livecodebench(opted_in):
+    # the documented difference: LiveCodeBench catches SystemExit whatever its status and
+    # judges the output; a judge running a process reads its exit status
+    code = RIGHT_ABC301 + "import sys\nsys.exit(1)\n"
+    [verdict] = judge_all([(spec_of(ROWS[ABC301]), code, "python")])
+    assert verdict.judge == "runtime_error"
+    assert lcb_verdict(ROWS[ABC301], code)[0] == "accepted"
+
+
 def test_output_past_the_bound_is_an_output_limit(opted_in):
     spec = spec_of(ROWS[ABC301])
     code = "while True:\n    print('A' * 1000)\n"
