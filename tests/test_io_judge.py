@@ -284,6 +284,15 @@ def test_the_problem_s_own_time_limit_counts_cpu_time(opted_in):
     assert slept.judge == "accepted"
 
 
+def test_the_problem_s_own_memory_limit(opted_in):
+    allocates = "x = bytearray(400 * 2**20)\nprint(input())"
+    tests = (IOTest("1\n", "1\n", "t/0"),)
+    small, large = judge_all([(IOSpec(tests, memory_mb=256), allocates, "python"),
+                              (IOSpec(tests), allocates, "python")],
+                             limits=Limits(timeout=5.0, memory_mb=2048))
+    assert (small.judge, small.limit, large.judge) == ("memory_limit", "memory_mb", "accepted")
+
+
 def test_the_kind_is_registered_and_refuses_a_task_without_tests():
     assert isinstance(KINDS["io"], IOTask)
     with pytest.raises(ValueError, match="IOSpec"):

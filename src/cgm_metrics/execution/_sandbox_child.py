@@ -850,7 +850,7 @@ class Run:
         cpu = max(1, int(cpu_limit + 0.999)) + 1
         for which, value in (
             (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-            (resource.RLIMIT_AS, (self.memory_bytes,) * 2),
+            (resource.RLIMIT_AS, (int(step.get("memory_bytes") or self.memory_bytes),) * 2),
             (resource.RLIMIT_NPROC, (self.max_processes,) * 2),
             # a bounded stdout may pass its bound (by a byte at least): the bound, not the file
             # size limit, then ends the step

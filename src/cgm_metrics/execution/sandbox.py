@@ -1323,7 +1323,7 @@ class Sandbox:
         if self._process is None:
             raise SandboxError("this sandbox worker was closed; make a new Sandbox.")
         nonce = secrets.token_hex(32)
-        request = {
+        request: dict[str, Any] = {
             "op": "run",
             "nonce": nonce,
             "files": dict(written),
@@ -1490,8 +1490,8 @@ class Session:
         self.open = open_
 
     def step(self, step: Step, limits: Limits | None = None) -> ExecutionResult:
-        """Run ``step`` (under ``limits``' time limit and clock, else the session's; its
-        memory and process limits are the session's) and return its result."""
+        """Run ``step`` (under ``limits``' time limit, clock and memory limit, else the
+        session's; its process and file limits are the session's) and return its result."""
         return self.steps([step], limits)[0]
 
     def steps(self, steps: Sequence[Step], limits: Limits | None = None,
@@ -1517,9 +1517,12 @@ class Session:
                 leftover_processes=0, uid=sandbox.uid, result=refused[0], limit=refused[1])
                 for _ in steps]
         nonce = secrets.token_hex(32)
-        request = {"op": "steps", "nonce": nonce, "stop": bool(stop),
-                   "steps": [s.request(t, c) for s, t, c in zip(steps, timeouts, cpu_limits,
-                                                                strict=True)]}
+        requests = [s.request(t, c) for s, t, c in zip(steps, timeouts, cpu_limits,
+                                                       strict=True)]
+        if own.memory_mb != self.limits.memory_mb:  # the steps' own address-space limit
+            for step_request in requests:
+                step_request["memory_bytes"] = own.memory_mb * 1024 * 1024
+        request = {"op": "steps", "nonce": nonce, "stop": bool(stop), "steps": requests}
         start = time.monotonic()
         try:
             reply = sandbox._send_with_stdin(request, steps, sum(timeouts) + _REPLY_MARGIN,
