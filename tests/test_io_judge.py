@@ -297,6 +297,9 @@ def test_the_kind_is_registered_and_refuses_a_task_without_tests():
     assert isinstance(KINDS["io"], IOTask)
     with pytest.raises(ValueError, match="IOSpec"):
         problem_job(0, Problem("t", "", "", "", kind="io"), "print(1)")
+    call = IOSpec((IOTest("1", "1", "t/0"),), test_type="functional", fn_name="f")
+    with pytest.raises(ValueError, match="Python programs only"):
+        problem_job(0, Problem("t", "", "", "", language="cpp", kind="io", io=call), "int f;")
 
 
 # ---------------------------------------------------------------- comparators and checkers

@@ -448,6 +448,10 @@ class IOTask:
         if not isinstance(spec, IOSpec):
             raise ValueError(f"task {problem.task_id}: an input/output task needs `io` (an "
                              "IOSpec) with its tests.")
+        if spec.test_type == "functional" and not get_language(problem.language).in_interpreter:
+            raise ValueError(f"task {problem.task_id}: call-based tests (fn_name "
+                             f"{spec.fn_name!r}) run Python programs only, not "
+                             f"{problem.language}.")
         extraction = None
         code = completion
         if extract:
