@@ -25,6 +25,14 @@ if [ ! -f "$peers/code_eval/code_eval.py" ]; then
     mv "$sdist/datasets-1.18.4/metrics/code_eval" "$peers/code_eval"
     rm -rf "$sdist"
 fi
+# LiveCodeBench's grader (lcb_runner/evaluation at commit 28fef95, MIT) is the peer of the
+# input/output judge's parity tests and benchmark; it is kept unchanged in tests/peers (see its
+# NOTICE), since only the package registries are reachable.
+if [ ! -f "$peers/livecodebench/lcb_runner/evaluation/testing_util.py" ]; then
+    mkdir -p "$peers"
+    rm -rf "$peers/livecodebench"
+    cp -r tests/peers/livecodebench "$peers/livecodebench"
+fi
 export CGM_PEERS_DIR="$peers"
 
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
