@@ -201,7 +201,7 @@ def run_solutions(
     a sample is (:class:`~cgm_metrics.execution.judge.Judge`)."""
     from .judge import Judge, problem_job
 
-    digest = file_digest(problems.path)
+    digest = problems.digest or file_digest(problems.path)
     measure = replace(limits, timeout=MEASURE_LIMIT, clock="cpu")
     path = _cache_file(digest, measure)
     if use_cache:
