@@ -621,8 +621,10 @@ def dataset_rows(name: str, *, split: str | None = None, release: str | None = N
     except ImportError:
         raise InputError("--problems with a dataset name needs the `datasets` package: pip "
                          "install datasets (or give a problem file).") from None
+    low = _date(since, "--since") if since else None
+    high = _date(until, "--until") if until else None
     options: dict[str, Any] = {}
-    if "livecodebench" in name.lower() and Path(name).name.startswith("code_generation"):
+    if Path(name).name.startswith("code_generation"):  # LiveCodeBench's (or a copy)
         options["data_files"] = {"test": livecodebench_files(release or "release_latest")}
         split = split or "test"
     elif release is not None:
@@ -644,8 +646,6 @@ def dataset_rows(name: str, *, split: str | None = None, release: str | None = N
         raise InputError(f"--problems {name}: the dataset could not be loaded "
                          f"({type(error).__name__}: {str(error).splitlines()[0][:300]}). Check "
                          "its id and --split (or give a problem file).") from None
-    low = _date(since, "--since") if since else None
-    high = _date(until, "--until") if until else None
     for row in data:
         if low is not None or high is not None:
             when = row.get("contest_date") or row.get("date")
