@@ -316,8 +316,7 @@ class ProblemEvaluation(Evaluation):
         with the machine-relative rule and a canonical solution, ``max(min_time_limit,
         time_limit_factor x`` its CPU time``)`` of CPU time (an input/output task's solution:
         its slowest test); else the fixed limits. An input/output task with limits of its own
-        (CodeContests') runs under them, in CPU time, its time limit raised to the relative
-        limit where this machine needs more (:func:`own_limits`)."""
+        (CodeContests') runs under them, in CPU time (:func:`own_limits`)."""
         if self.settings is None:
             raise InputError("None of the metrics runs code; there are no limits.")
         limits = self.settings.limits
@@ -329,7 +328,7 @@ class ProblemEvaluation(Evaluation):
                                             self.settings.time_limit_factor)
             found = [limits if own is None else replace(limits, timeout=own, clock="cpu")
                      for own in seconds]
-        return [own_limits(problem, limit, limit is not limits)
+        return [own_limits(problem, limit)
                 for problem, limit in zip(self.problems.problems, found, strict=True)]
 
     def _earlier_runs(self, names: list[str], files: list[Any], task_limits: list[Any],
@@ -604,26 +603,15 @@ _VERDICT_OF_LIMIT = {"memory_mb": "memory_limit", "max_file_mb": "output_limit",
                      "timeout": "time_limit"}
 
 
-#: the least address space (MiB) a problem's own memory limit becomes: the sandbox limits
-#: address space, which runtimes reserve far beyond what they use (judges limit resident
-#: memory), so a 256 MiB problem would fail correct Python programs that import numpy
-MEMORY_FLOOR_MB = 1024
-
-
-def own_limits(problem: Any, limits: Any, measured: bool = False) -> Any:
-    """The limits of ``problem``'s programs from ``limits`` (the run's, or its relative limit
-    when ``measured``): an input/output problem's own time limit (per test, CPU time) and
-    memory limit where its format gives them; a measured limit above its own time limit (a
-    slower machine than the judge's) is kept."""
+def own_limits(problem: Any, limits: Any) -> Any:
+    """The limits ``problem``'s tests run under, from ``limits``: an input/output problem's
+    own time limit (per test, CPU time) and memory limit where its format gives them, as the
+    input/output judge applies them; else ``limits``."""
     spec = getattr(problem, "io", None)
     if spec is None or (spec.time_limit is None and spec.memory_mb is None):
         return limits
-    if spec.time_limit is not None:
-        timeout = max(spec.time_limit, limits.timeout) if measured else spec.time_limit
-        limits = replace(limits, timeout=round(timeout, 3), clock="cpu")
-    if spec.memory_mb is not None:  # an address-space limit, not resident memory
-        limits = replace(limits, memory_mb=max(spec.memory_mb, MEMORY_FLOOR_MB))
-    return limits
+    return replace(limits, timeout=spec.time_limit or limits.timeout,
+                   memory_mb=spec.memory_mb or limits.memory_mb, clock="cpu")
 
 
 def judge_options(all_tests: bool) -> dict[str, Any]:
@@ -655,9 +643,10 @@ def test_share(problem: Any, verdict: Any) -> float:
 
 def run_verdict(run: Any) -> str:
     """An input/output test run's verdict (``accepted``, ``wrong_answer``, ``time_limit``,
-    ``memory_limit``, ``runtime_error``, ``compile_error``, ``output_limit``): the judge's own
-    where it gives one, else from the run's status and limit."""
-    own = getattr(run, "io_verdict", None) or getattr(run, "outcome", None)
+    ``memory_limit``, ``runtime_error``, ``compile_error``, ``output_limit``, ``judge_error``):
+    the judge's own (``Verdict.judge``) where it gives one, else from the run's status and
+    limit."""
+    own = getattr(run, "judge", None)
     if isinstance(own, str):
         return own
     if run.status == "killed":
@@ -687,15 +676,19 @@ def io_fields(problem: Any, verdict: Any, copy: int = 0) -> dict[str, Any]:
         "tests_share": passed / total if total else 0.0,
     }
     if failing is not None:
-        name = verdict.tests[failing].name
+        name = getattr(deciding, "test", None) or verdict.tests[failing].name
+        shown = dict(getattr(deciding, "io", None) or {})  # the judge's, already cut
         test = next((t for t in problem.io.tests if t.name == name), None)
-        actual = next((getattr(deciding, attribute) for attribute in
-                       ("actual", "output", "stdout") if isinstance(
-                           getattr(deciding, attribute, None), str)), None)
+
+        def given(key: str, value: Any) -> Any:
+            if key in shown:
+                return cut(shown[key])
+            return None if test is None else cut(text_of(value))
+
         fields.update(failed_test=name,
-                      input=None if test is None else cut(text_of(test.input)),
-                      expected=None if test is None else cut(text_of(test.output)),
-                      actual=cut(actual))
+                      input=given("input", test.input if test else None),
+                      expected=given("expected", test.output if test else None),
+                      actual=cut(shown.get("output")))
     fields["duration"] = round(sum(run.duration for run in runs), 4)
     fields["cpu_time"] = round(sum(run.cpu_time for run in runs), 4)
     return fields
