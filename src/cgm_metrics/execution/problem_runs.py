@@ -184,8 +184,7 @@ class ProblemEvaluation(Evaluation):
             raise InputError("None of the metrics runs code; there are no verdicts.")
         settings = self.settings
         judge = Judge(settings.limits, settings.retry_timeout, settings.repeat,
-                      workers=self.jobs, ray=self.ray, require_isolation=self.require_isolation,
-                      **judge_options(self.all_tests))
+                      workers=self.jobs, ray=self.ray, require_isolation=self.require_isolation)
         repeat = settings.repeat
         task_limits = self.task_limits
         retry_limits = None
@@ -212,7 +211,7 @@ class ProblemEvaluation(Evaluation):
                     if selection is None or (s, position) in selection:
                         problem = self.problems.problems[sample.task]
                         job = problem_job((s, position, sample), problem, sample.completion,
-                                          self.extract)
+                                          self.extract, self.all_tests)
                         if self.extract:
                             key = (names[s], sample.task, sample.number)
                             if key not in seen:
@@ -256,8 +255,7 @@ class ProblemEvaluation(Evaluation):
                     before = int(system_run.status[position])
                     system_run.tasks[position] = sample.task
                     system_run.status[position] = STATUSES.index(verdict.status)
-                    system_run.share[position] = test_share(  # type: ignore[index]
-                        self.problems.problems[sample.task], verdict)
+                    system_run.share[position] = verdict.tests_share  # type: ignore[index]
                     if verdict.flaky:
                         system_run.flaky.add(position)
                     system_run.timeout_details.pop(position, None)
@@ -594,9 +592,6 @@ class ProblemEvaluation(Evaluation):
         return describe(languages if self.settings is not None else [], limits)
 
 
-#: the characters of a failing test's input, expected and actual output that --results keeps
-#: (the rest is cut, saying how much)
-RESULT_TEXT_LIMIT = 1000
 #: an input/output test's verdict from the run's status, where the judge gives none of its own
 _VERDICT_OF_STATUS = {"passed": "accepted", "failed": "wrong_answer", "timeout": "time_limit"}
 _VERDICT_OF_LIMIT = {"memory_mb": "memory_limit", "max_file_mb": "output_limit",
@@ -606,39 +601,24 @@ _VERDICT_OF_LIMIT = {"memory_mb": "memory_limit", "max_file_mb": "output_limit",
 def own_limits(problem: Any, limits: Any) -> Any:
     """The limits ``problem``'s tests run under, from ``limits``: an input/output problem's
     own time limit (per test, CPU time) and memory limit where its format gives them, as the
-    input/output judge applies them; else ``limits``."""
+    input/output judge applies them (``io_judge.IOProgram.test_limits``); else ``limits``."""
     spec = getattr(problem, "io", None)
     if spec is None or (spec.time_limit is None and spec.memory_mb is None):
         return limits
-    return replace(limits, timeout=spec.time_limit or limits.timeout,
-                   memory_mb=spec.memory_mb or limits.memory_mb, clock="cpu")
+    from .io_judge import IOProgram
+
+    return IOProgram(spec, "", problem.language).test_limits(limits)
 
 
-def judge_options(all_tests: bool) -> dict[str, Any]:
-    """The judge's options of a run: ``all_tests`` where the judge has it."""
-    from dataclasses import fields
+def cut(text: Any, limit: int | None = None) -> Any:
+    """``text`` cut as the input/output judge cuts what its verdicts show (its first and last
+    halves, "..." between: ``io_judge.cut``); None stays None."""
+    from .io_judge import DETAIL_CHARS
+    from .io_judge import cut as judge_cut
 
-    from .judge import Judge
-
-    if any(f.name == "all_tests" for f in fields(Judge)):
-        return {"all_tests": all_tests}
-    return {}
-
-
-def cut(text: Any, limit: int = RESULT_TEXT_LIMIT) -> Any:
-    """``text`` cut to ``limit`` characters, saying how many more there were."""
-    if not isinstance(text, str) or len(text) <= limit:
+    if not isinstance(text, str):
         return text
-    return text[:limit] + f"... [{len(text) - limit} more characters]"
-
-
-def test_share(problem: Any, verdict: Any) -> float:
-    """The share of ``problem``'s tests that ``verdict``'s sample passed: of an input/output
-    task's every test (those the judge did not run count as not passed), else of the tests
-    judged (one for a program task)."""
-    total = len(problem.io.tests) if problem.io is not None else len(verdict.tests)
-    passed = sum(test.passed for test in verdict.tests)
-    return passed / total if total else 0.0
+    return judge_cut(text, limit or DETAIL_CHARS)
 
 
 def run_verdict(run: Any) -> str:
@@ -660,8 +640,8 @@ def io_fields(problem: Any, verdict: Any, copy: int = 0) -> dict[str, Any]:
     ``verdict`` (the first test not accepted decides it; ``accepted`` when every test was),
     ``tests_passed`` of ``tests_run`` run and ``n_tests`` in all, ``tests_share`` (the
     share of all tests passed), and for the deciding test its name (``failed_test``),
-    ``input``, ``expected`` and ``actual`` output, each cut to :data:`RESULT_TEXT_LIMIT`
-    characters. ``_run``: the run that speaks for the sample."""
+    ``input``, ``expected`` and ``actual`` output, each cut to ``io_judge.DETAIL_CHARS``
+    characters (its first and last halves). ``_run``: the run that speaks for the sample."""
     from .io_spec import text_of
 
     runs = [test.runs[min(copy, len(test.runs) - 1)] for test in verdict.tests]
@@ -806,13 +786,14 @@ def check_io(problems: Any, limits: Any, *, jobs: int = 1, ray: str | None = Non
             continue
         for number, (language, code) in enumerate(problem.io.solutions):
             own = replace(problem, language=language)
-            jobs_list.append(problem_job(len(entries), own, code))
+            jobs_list.append(problem_job(len(entries), own, code, all_tests=True))
             entries.append((problem, "solution", language, number))
         for what, code in trivial_programs(problem).items():
-            jobs_list.append(problem_job(len(entries), replace(problem, language="python"), code))
+            jobs_list.append(problem_job(len(entries), replace(problem, language="python"), code,
+                                         all_tests=True))
             entries.append((problem, what, "python", -1))
     judge = Judge(measure, repeat=repeat, workers=jobs, ray=ray,
-                  require_isolation=require_isolation, **judge_options(True))
+                  require_isolation=require_isolation)
     bar = _progress_bar(len(jobs_list) * repeat, progress, "solutions and trivial programs",
                         unit="program")
     try:
@@ -832,7 +813,7 @@ def check_io(problems: Any, limits: Any, *, jobs: int = 1, ray: str | None = Non
         if not verdict.passed:
             entry.update({key: fields.get(key) for key in ("failed_test", "input", "expected",
                                                            "actual")})
-            entry["result"] = cut(verdict.result, 300)
+            entry["result"] = cut(verdict.result)
         programs.append(entry)
     solutions = [e for e in programs if e["program"] == "solution"]
     limit_of = {p.task_id: p.io.time_limit for p in problems.problems if p.io is not None}
