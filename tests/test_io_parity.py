@@ -78,9 +78,9 @@ def _coderl_run(problems):
     recorded = [row for row in _rows("coderl_apps_train_verdicts.jsonl")
                 if row["candidate_kind"] == "gen_solutions" and row["problem_id"] in problems]
     verdicts = _judge([(problems[row["problem_id"]], row["code"]) for row in recorded],
-                      # every test, as APPS's harness; 2 s of CPU time a test, not its 4 s of
+                      # every test, as APPS's harness; 1 s of CPU time a test, not its 4 s of
                       # wall clock: its timeouts loop for ever, and the suite stays short
-                      timeout=2.0, all_tests=True)
+                      timeout=1.0, all_tests=True)
     return {(row["problem_id"], row["candidate_index"]): (CODERL[str(row["recorded_result"])],
                                                           _coderl(verdict))
             for row, verdict in zip(recorded, verdicts, strict=True)}
