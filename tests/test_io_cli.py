@@ -1,0 +1,148 @@
+"""`cgm score/compare/check --problems` on input/output problems: --all-tests and
+tests_passed, the --results lines of a sample's verdict, McNemar's test on the paired
+verdicts, and cgm check's look at the shipped solutions and trivial programs. Expected values
+come from the source data (the problems' expected outputs, SandboxFusion's pass/fail for its
+programs), never from a run of ours."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hostile_programs import needs_sandbox
+
+from cgm_metrics.cli import main
+
+DATA = Path(__file__).parent / "data"
+CONTESTS = DATA / "io_formats" / "code_contests.jsonl"
+LCB = DATA / "competitive" / "sandboxfusion_live_code_bench_v1.jsonl"
+EXPECTED = DATA / "competitive" / "sandboxfusion_testsuite_expected.jsonl"
+
+
+def cgm(capsys, *args):
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _samples(path: Path, rows: list[tuple[str, str]]) -> Path:
+    path.write_text("".join(json.dumps({"task_id": task, "completion": text}) + "\n"
+                            for task, text in rows), encoding="utf-8")
+    return path
+
+
+@needs_sandbox
+def test_all_tests_gives_tests_passed_and_the_verdict_of_each_sample(tmp_path, capsys):
+    (problem,) = _rows(CONTESTS)
+    task = problem["name"]
+    expected = (problem["public_tests"]["output"] + problem["private_tests"]["output"]
+                + problem["generated_tests"]["output"])
+    right = problem["solutions"]["solution"][1]  # Python 3: verl's fixture solution
+    samples = _samples(tmp_path / "s.jsonl", [(task, right), (task, "print(-1)")])
+    results = tmp_path / "runs.jsonl"
+    code, out, err = cgm(capsys, "score", "--problems", CONTESTS, "--predictions", samples,
+                         "--metrics", "pass@1", "--all-tests", "--allow-code-execution",
+                         "--results", results, "--json", tmp_path / "r.json", "--no-progress")
+    assert code == 0, err
+    scores = json.loads((tmp_path / "r.json").read_text())["systems"]["s"]
+    # `print(-1)` passes the tests whose expected output is -1
+    share = sum(text.strip() == "-1" for text in expected) / len(expected)
+    assert scores["tests_passed"]["score"] == pytest.approx((1 + share) / 2)
+    assert scores["pass@1"]["score"] == pytest.approx(0.5)
+    lines = _rows(results)
+    assert len(lines) == 2  # one line per run of a sample, not per test
+    good, bad = lines
+    assert good["verdict"] == "accepted" and good["tests_passed"] == good["n_tests"] == 11
+    assert "failed_test" not in good
+    first = next(i for i, text in enumerate(expected) if text.strip() != "-1")
+    assert bad["verdict"] == "wrong_answer" and not bad["passed"]
+    assert bad["failed_test"] == "public/0" and first == 0
+    assert bad["input"] == problem["public_tests"]["input"][0]
+    assert bad["expected"] == expected[0] and bad["actual"].strip() == "-1"
+    assert bad["tests_run"] == 11 and bad["tests_share"] == pytest.approx(share)
+    assert bad["timeout"] == 2.5 and bad["clock"] == "cpu"  # the problem's own limit
+
+
+@needs_sandbox
+def test_without_all_tests_a_sample_stops_at_its_first_failing_test(tmp_path, capsys):
+    (problem,) = _rows(CONTESTS)
+    samples = _samples(tmp_path / "s.jsonl", [(problem["name"], "print(-1)")])
+    results = tmp_path / "runs.jsonl"
+    code, out, err = cgm(capsys, "score", "--problems", CONTESTS, "--predictions", samples,
+                         "--metrics", "pass@1", "--allow-code-execution", "--results", results,
+                         "--no-progress")
+    assert code == 0, err
+    (line,) = _rows(results)
+    assert line["tests_run"] == 1 and line["failed_test"] == "public/0"
+    assert "a sample stops at its first failing test" in out
+
+
+def test_tests_passed_needs_all_tests(tmp_path, capsys):
+    (problem,) = _rows(CONTESTS)
+    samples = _samples(tmp_path / "s.jsonl", [(problem["name"], "print(-1)")])
+    code, out, err = cgm(capsys, "score", "--problems", CONTESTS, "--predictions", samples,
+                         "--metrics", "tests_passed", "--allow-code-execution")
+    assert code != 0 and "--all-tests" in err
+
+
+def test_dataset_options_need_problems(capsys):
+    code, out, err = cgm(capsys, "score", "--predictions", CONTESTS, "--references", CONTESTS,
+                         "--since", "2024-08-01")
+    assert code != 0 and "--since" in err and "--problems" in err
+
+
+@needs_sandbox
+def test_compare_gives_mcnemar_on_the_paired_verdicts(tmp_path, capsys):
+    """SandboxFusion's passing and failing chat answers on its three LiveCodeBench rows: its
+    test suite says the first system passes all three, the second none."""
+    ids = {row["id"]: row["task_id"] for row in _rows(LCB)}
+    expected = _rows(EXPECTED)
+    good = _samples(tmp_path / "good.jsonl", [(ids[r["problem_id"]], r["completion"])
+                                              for r in expected if r["problem_id"] in ids
+                                              and r["expected_accepted"]])
+    bad = _samples(tmp_path / "bad.jsonl", [(ids[r["problem_id"]], r["completion"])
+                                            for r in expected if r["problem_id"] in ids
+                                            and not r["expected_accepted"]])
+    code, out, err = cgm(capsys, "compare", "--problems", LCB, good, bad, "--metrics", "pass@1",
+                         "--extract", "--allow-code-execution", "--json", tmp_path / "c.json",
+                         "--no-progress")
+    assert code == 0, err
+    result = json.loads((tmp_path / "c.json").read_text())
+    scores = result["metrics"]["pass@1"]["scores"]
+    assert scores["good"]["score"] == 1.0 and scores["bad"]["score"] == 0.0
+    (pair,) = result["metrics"]["pass@1"]["pairs"]
+    exact = pair["exact_test"]
+    assert (exact["only_a_passes"], exact["only_b_passes"]) == (3, 0)
+    assert exact["p_value"] == pytest.approx(0.25)  # two-sided, 3 discordant tasks
+    assert "McNemar" in out
+
+
+@needs_sandbox
+def test_check_lists_failing_solutions_and_trivial_passes(tmp_path, capsys):
+    code, out, err = cgm(capsys, "check", "--problems", CONTESTS, "--json",
+                         tmp_path / "c.json", "--no-progress")
+    assert code == 1, err  # its C++ "solution" prints nothing
+    result = json.loads((tmp_path / "c.json").read_text())["io"]
+    (failing,) = result["failing_solutions"]
+    assert failing["language"] == "cpp" and failing["verdict"] == "wrong_answer"
+    assert failing["failed_test"] == "public/0"
+    passing = [e for e in result["programs"] if e["program"] == "solution" and e["passed"]]
+    assert [e["language"] for e in passing] == ["python"]
+    assert result["trivial_passes"] == []
+    assert "solutions that fail their own task's tests" in out
+    # a task whose expected output is its input: the echo passes it
+    echo = tmp_path / "echo.jsonl"
+    echo.write_text(json.dumps({"id": "echo", "test_type": "stdin", "reference_solution":
+                                "print(input())", "tests": [{"input": "5\n",
+                                                             "output": "5\n"}]}) + "\n")
+    code, out, err = cgm(capsys, "check", "--problems", echo, "--json", tmp_path / "e.json",
+                         "--no-progress")
+    assert code == 1, err
+    trivial = json.loads((tmp_path / "e.json").read_text())["io"]["trivial_passes"]
+    assert [e["program"] for e in trivial] == ["echo of the input"]
+    assert "tasks a trivial program passes" in out
