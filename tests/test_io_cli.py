@@ -146,3 +146,25 @@ def test_check_lists_failing_solutions_and_trivial_passes(tmp_path, capsys):
     trivial = json.loads((tmp_path / "e.json").read_text())["io"]["trivial_passes"]
     assert [e["program"] for e in trivial] == ["echo of the input"]
     assert "tasks a trivial program passes" in out
+
+
+@needs_sandbox
+def test_code_eval_takes_an_input_output_row_as_a_reference(monkeypatch):
+    """evaluate's code_eval call shape: a reference may be a JSON row of an input/output
+    format in place of a test program (SandboxFusion's LiveCodeBench row and its answers)."""
+    from cgm_metrics.execution.code_eval import compute_code_eval
+
+    monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
+    row = _rows(LCB)[0]  # codeforces/1873_A, stdin
+    answers = [r["completion"] for r in _rows(EXPECTED) if r["problem_id"] == row["id"]]
+    reference = json.dumps({"tests": row["tests"], "test_type": row["test_type"]})
+    apps = json.dumps(row["input_output"])  # APPS's input_output on its own
+    pass_at_k, results = compute_code_eval([answers, answers[:1]], [reference, apps], k=[1],
+                                           extract=True, num_workers=2)
+    # SandboxFusion's own tests: the first answer passes, the second fails
+    assert [r["passed"] for _, r in results[0]] == [True, False]
+    assert results[0][1][1]["judge"] == "wrong_answer"
+    assert results[1][0][1]["passed"] and pass_at_k["pass@1"] == pytest.approx(0.75)
+    with pytest.raises(ValueError, match=r"`references\[0\]`.*'tests'"):
+        compute_code_eval([["print(1)"]], [json.dumps({"tests": None, "test_type": "stdin"})],
+                          k=[1])

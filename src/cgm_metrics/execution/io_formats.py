@@ -570,6 +570,30 @@ def problem_from_row(row: dict, path: str | Path, number: int, fmt: str | None =
                    kind="io", io=spec)
 
 
+def problem_from_reference(text: Any, index: int, language: str = DEFAULT_LANGUAGE) -> Any:
+    """The input/output problem a reference of evaluate's ``code_eval`` call holds in place of
+    a test program: a JSON object of one of the :data:`FORMATS` (a LiveCodeBench row, an APPS
+    ``input_output``, ``{"tests": [...], "test_type": ...}``...), as a string; None for a test
+    program. Errors name ``references[index]``."""
+    if not isinstance(text, str) or not text.lstrip().startswith("{"):
+        return None
+    try:
+        row = json.loads(text)
+    except ValueError:
+        return None  # a test program that starts with a brace (a block, a dict literal)
+    if not isinstance(row, dict):
+        return None
+    if "inputs" in row and "outputs" in row and "input_output" not in row:
+        row = {"input_output": row}  # APPS's input_output on its own
+    fmt = row_format(row)
+    if fmt is None:
+        return None
+    from dataclasses import replace
+
+    problem = problem_from_row(row, f"`references[{index}]`", 1, fmt)
+    return replace(problem, task_id=str(index), language=language)
+
+
 def unrecognised(row: dict, path: str | Path, number: int) -> InputError:
     present = ", ".join(repr(key) for key in list(row)[:12]) or "none"
     formats = "; ".join(f"{name}: {fields}" for name, fields in FORMAT_FIELDS.items())
