@@ -65,6 +65,19 @@ def code_eval_peer() -> Path:
     return folder
 
 
+def livecodebench_peer() -> Path:
+    """The folder holding LiveCodeBench's ``lcb_runner`` (its grader, MIT; commit 28fef95 is
+    fetched by ``scripts/test.sh`` into ``$CGM_PEERS_DIR/livecodebench``), to put on
+    ``sys.path``; or skip the test naming the step."""
+    root = Path(os.environ.get("CGM_PEERS_DIR") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cgm-metrics" / "peers")
+    folder = root / "livecodebench"
+    if not (folder / "lcb_runner" / "evaluation" / "testing_util.py").is_file():
+        skip_missing(f"LiveCodeBench's grader (not in {folder})",
+                     "scripts/test.sh fetches it at commit 28fef95")
+    return folder
+
+
 def run_peer(script: str, payload: Any, timeout: float = 300) -> Any:
     """Run ``script`` in a child interpreter with ``PYTHONHASHSEED=0``: ``payload`` as JSON on
     its standard input, its last line of standard output read as JSON. A failing peer fails

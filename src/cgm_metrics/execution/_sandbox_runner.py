@@ -125,7 +125,7 @@ def run_python(source, nonce, timeout, verdict_fd=4, as_main=False):
 
     # tracebacks show the program's lines, as they would for a file
     linecache.cache["<string>"] = (len(source), None, source.splitlines(True), "<string>")
-    outcome, limit = "passed", None
+    outcome, limit, status = "passed", None, 1
     try:
         code = compile(source, "<string>", "exec")
         signal.signal(signal.SIGALRM, on_alarm)
@@ -135,7 +135,8 @@ def run_python(source, nonce, timeout, verdict_fd=4, as_main=False):
                 try:
                     exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
                 except SystemExit as error:
-                    if error.code not in (None, 0):
+                    if error.code not in (None, 0):  # its exit status, as the interpreter's
+                        status = error.code if type_of(error.code) is int else 1
                         raise
                 threading = sys.modules.get("threading")
                 if threading is not None:  # the program's threads, as the interpreter's end
@@ -177,4 +178,4 @@ def run_python(source, nonce, timeout, verdict_fd=4, as_main=False):
         record("passed", None)
         exit_now(0)
     record(outcome if getpid() == me else "failed: a forked process returned", limit)
-    exit_now(1)
+    exit_now(status & 0xFF or 1)

@@ -210,20 +210,20 @@ class IOProgram:
                        memory_mb=spec.memory_mb if spec.memory_mb else limits.memory_mb,
                        clock="cpu")
 
-    def _program(self, limits: Limits) -> tuple[Any, Step]:
-        """The build (a Program, or () for Python) and the run step of every test."""
+    def _program(self, limits: Limits) -> tuple[list[Step], dict[str, str], Step]:
+        """The build steps (none for Python), the files and the run step of every test."""
         spec = self.spec
         language = get_language(self.language).name
         if spec.test_type == "functional":
-            if language != "python":
+            if not get_language(language).in_interpreter:
                 raise ValueError(f"call-based tests (fn_name {spec.fn_name!r}) run Python "
                                  f"programs only, not {self.language}.")
-            return (), Step(python=call_program(self.code, spec.fn_name or "", spec.call_style),
-                            as_main=True)
+            return [], {}, Step(python=call_program(self.code, spec.fn_name or "",
+                                                    spec.call_style), as_main=True)
         if get_language(language).in_interpreter:
-            return (), Step(python=self.code, as_main=True)
+            return [], {}, Step(python=self.code, as_main=True)
         program = fitted(stdio_program(language, self.code), limits)
-        return replace(program, steps=program.steps[:-1]), program.steps[-1]
+        return list(program.steps[:-1]), dict(program.files), program.steps[-1]
 
     def judge_in(self, sandbox: Sandbox, limits: Limits, checked: set[str]) -> Verdict:
         """Build once, run every test (up to the first not accepted, without
@@ -238,11 +238,11 @@ class IOProgram:
         if language not in checked and not spec_language.in_interpreter:
             check_toolchain_in(sandbox, spec_language, find_toolchain(language), limits.timeout)
             checked.add(language)
-        build, run = self._program(own)
+        build, files, run = self._program(own)
         tests: list[Verdict] = []
         pending: list[tuple[IOTest, ExecutionResult]] = []  # outputs a checker program judges
         checker_program = spec.rule.checker_source is not None
-        with sandbox.session(build, limits=limits) as session:
+        with sandbox.session(build, files=files, limits=limits) as session:
             if session.result is not None and not session.result.passed:
                 failed = session.result
                 why = failed.steps[-1].stderr.strip() or failed.result
@@ -306,15 +306,16 @@ class IOProgram:
         checker = rule.checker_source or ""
         checker_language = get_language(rule.checker_language).name
         by_name = {verdict.test: verdict for verdict in stopped}
+        files: dict[str, str] = {}
         if get_language(checker_language).in_interpreter:
-            build: Any = ()
+            build: list[Step] = []
             prefix = _CHECKER_FILES + (
                 "sys.argv[:] = ['checker', 'input.txt', 'output.txt', 'answer.txt']\n"
                 "del os, sys, data, head, rest, sizes, names\n")
             run = Step(python=prefix + checker, as_main=True, max_output_bytes=1 << 16)
         else:
             program = stdio_program(checker_language, checker)
-            build = replace(program, steps=program.steps[:-1])
+            build, files = list(program.steps[:-1]), dict(program.files)
             argv = program.steps[-1].argv or ()
             run = Step(python=_CHECKER_FILES + f"os.execv({argv[0]!r}, {list(argv)!r} + "
                               "['input.txt', 'output.txt', 'answer.txt'])\n",
@@ -324,7 +325,7 @@ class IOProgram:
         done: list[Verdict] = []
         order = [test.name for test in self.spec.tests]
         results = dict((test.name, (test, result)) for test, result in pending)
-        with sandbox.session(build, limits=checker_limits) as session:
+        with sandbox.session(build, files=files, limits=checker_limits) as session:
             if session.result is not None and not session.result.passed:
                 message = "the checker does not build: " + cut(
                     session.result.steps[-1].stderr.strip() or session.result.result, 500)

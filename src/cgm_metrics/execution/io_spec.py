@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..languages import DEFAULT_LANGUAGE
+
 #: how a test feeds the program: its stdin, or the arguments of a call
 TEST_TYPES = ("stdin", "functional")
 #: a call-based problem's program: a LeetCode ``class Solution`` whose method is called, or a
@@ -68,14 +70,14 @@ class IOTest:
 class OutputRule:
     """How an output is judged: a named ``comparator`` (with its options, e.g. ``abs_tol``
     and ``rel_tol`` for ``"floats"``), or a ``checker``: a program in testlib's protocol
-    (``checker input output answer``; its source and language) or a Python callable
-    ``(input, output, answer) -> bool | float``. ``comparator`` ``"default"`` is
-    LiveCodeBench's rule."""
+    (``checker input output answer``; its source and language, by default the library's
+    default language: Python) or a Python callable ``(input, output, answer) -> bool |
+    float``. ``comparator`` ``"default"`` is LiveCodeBench's rule."""
 
     comparator: str = "default"
     options: tuple[tuple[str, Any], ...] = ()
     checker_source: str | None = None
-    checker_language: str = "cpp"
+    checker_language: str = DEFAULT_LANGUAGE
     checker_callable: Callable[[str, str, str], Any] | None = None
 
     @property

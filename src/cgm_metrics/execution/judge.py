@@ -127,7 +127,9 @@ def problem_job(key: Any, problem: Problem, completion: str, extract: bool = Fal
                 all_tests: bool = False) -> Job:
     """The :class:`Job` of ``completion`` of a task of a problem file (``all_tests``: every
     test of an input/output task runs, not only up to its first failure)."""
-    tests, extraction = kind_of(problem).tests(problem, completion, extract, all_tests)
+    kind = kind_of(problem)
+    tests, extraction = (kind.tests(problem, completion, extract, all_tests=True) if all_tests
+                         else kind.tests(problem, completion, extract))
     code = completion if extraction is None else (extraction.code or "")
     return Job(key, tuple(tests), extraction, code)
 
