@@ -381,9 +381,9 @@ def describe_run(scoring: problem_runs.ProblemEvaluation) -> str:
         if settings.repeat > 1:
             text += f", every program {settings.repeat} times"
         text += f", {'Ray' if scoring.ray is not None else f'{scoring.jobs} worker(s)'}"
-        io = [p for p in problems.problems if p.io is not None]
+        io = [p.io for p in problems.problems if p.io is not None]
         if io:
-            own = sum(p.io.time_limit is not None for p in io)
+            own = sum(spec.time_limit is not None for spec in io)
             text += ("; input/output tasks: the limit is per test, "
                      + (f"{own} task(s) under their own time limit (CPU time), "
                         if own else "")

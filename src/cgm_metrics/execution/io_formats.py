@@ -399,13 +399,14 @@ def _code_contests_solutions(reader: _Row, value: Any) -> tuple[tuple[str, str],
     if len(languages) != len(texts):
         raise reader.fail("solutions", f"{len(languages)} languages but {len(texts)} "
                           "solutions", "give one language id per solution")
-    out = []
+    out: list[tuple[str, str]] = []
     for language, text in zip(languages, texts, strict=True):
         name = CODE_CONTESTS_LANGUAGES.get(language) if isinstance(language, int) else (
             str(language).lower() if isinstance(language, str) else None)
         if name in ("python3", "py3"):
             name = "python"
-        if name in CODE_CONTESTS_LANGUAGES.values() and isinstance(text, str):
+        if name is not None and name in CODE_CONTESTS_LANGUAGES.values() \
+                and isinstance(text, str):
             out.append((name, text))
     return tuple(out)
 
