@@ -168,3 +168,25 @@ def test_code_eval_takes_an_input_output_row_as_a_reference(monkeypatch):
     with pytest.raises(ValueError, match=r"`references\[0\]`.*'tests'"):
         compute_code_eval([["print(1)"]], [json.dumps({"tests": None, "test_type": "stdin"})],
                           k=[1])
+
+
+@needs_sandbox
+def test_check_measures_solutions_beyond_their_own_limit(tmp_path, capsys):
+    """A solution slower here than its problem's own time limit is measured to its end and
+    listed as slow, not as failing (its answers are right)."""
+    slow = ("import sys\nn = int(sys.stdin.read())\ntotal = 0\nfor i in range(3_000_000):\n"
+            "    total += i % 7\nprint(n * 2)\n")
+    row = {"name": "double", "public_tests": {"input": ["21\n"], "output": ["42\n"]},
+           "private_tests": {"input": ["5\n"], "output": ["10\n"]},
+           "time_limit": {"seconds": 0, "nanos": 10_000_000},  # 0.01 s
+           "solutions": {"language": [3], "solution": [slow]}}
+    path = tmp_path / "slow.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    code, out, err = cgm(capsys, "check", "--problems", path, "--json", tmp_path / "c.json",
+                         "--no-progress")
+    io = json.loads((tmp_path / "c.json").read_text())["io"]
+    assert io["failing_solutions"] == [] and io["trivial_passes"] == []
+    (entry,) = io["over_time_limit"]
+    assert entry["task_id"] == "double" and entry["slowest_test_cpu_time"] > 0.01
+    assert code == 0, err
+    assert "slower here than their task's own time limit" in out

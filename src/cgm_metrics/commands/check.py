@@ -80,8 +80,9 @@ def run(args: argparse.Namespace) -> int:
     failing = [] if solutions is None else solutions.failing()
     bad = bool(failing)
     if solutions is not None:
-        without = len(problems) - len(ran)
-        print(f"{len(problems)} tasks ({args.problems}): {len(ran) - len(failing)} canonical "
+        program_tasks = sum(p.io is None for p in problems.problems)
+        without = sum(p.canonical_solution is None and p.io is None for p in problems.problems)
+        print(f"{program_tasks} tasks ({args.problems}): {len(ran) - len(failing)} canonical "
               f"solution(s) pass their own tests, {len(failing)} fail"
               + (f", {without} task(s) have no canonical solution" if without else ""))
         if failing:
@@ -124,7 +125,7 @@ def _print_io(io: dict, n_tasks: int, path: str) -> bool:
             for e in io["flaky_solutions"]))
     if io["over_time_limit"]:
         print("\nsolutions that pass but are slower here than their task's own time limit "
-              "(the task's limit is raised to the measured one in cgm score): " + ", ".join(
+              "(on this machine, correct samples of these tasks may time out): " + ", ".join(
                   f"{e['task_id']} solution {e['solution']} ({e['slowest_test_cpu_time']:g} s)"
                   for e in io["over_time_limit"]))
     return bool(io["failing_solutions"] or io["flaky_solutions"] or io["trivial_passes"])

@@ -696,7 +696,9 @@ def check_problems(problems: Any, *, memory_mb: int | None = None, jobs: int = 1
     from .environment import describe
     from .sandbox import check_limits
 
-    with_solution = [p for p in problems.problems if p.canonical_solution is not None]
+    # an input/output task's solutions (its canonical one among them) are check_io's
+    with_solution = [p for p in problems.problems
+                     if p.canonical_solution is not None and p.io is None]
     io_problems = [p for p in problems.problems if p.io is not None]
     if not with_solution and not io_problems:
         raise InputError(f"{problems.path}: no task has a 'canonical_solution'; there is "
@@ -704,10 +706,15 @@ def check_problems(problems: Any, *, memory_mb: int | None = None, jobs: int = 1
     limits = check_limits(MEASURE_LIMIT, memory_mb)
     solutions = None
     if with_solution:
+        from .problems import ProblemSet
+
+        programs = problems if not io_problems else ProblemSet(
+            problems.path, with_solution,
+            {p.task_id: i for i, p in enumerate(with_solution)}, problems.digest)
         bar = _progress_bar(len(with_solution), progress, "canonical solutions",
                             unit="program")
         try:
-            solutions = run_solutions(problems, limits, jobs=jobs, ray=ray, use_cache=False,
+            solutions = run_solutions(programs, limits, jobs=jobs, ray=ray, use_cache=False,
                                       require_isolation=require_isolation,
                                       progress=bar.update)
         finally:
@@ -730,8 +737,8 @@ def check_problems(problems: Any, *, memory_mb: int | None = None, jobs: int = 1
             problems.digest or file_digest(problems.path)),
         "n_tasks": len(problems),
         "without_solution": [p.task_id for p in problems.problems
-                             if p.canonical_solution is None
-                             and not (p.io is not None and p.io.solutions)],
+                             if (p.canonical_solution is None and p.io is None)
+                             or (p.io is not None and not p.io.solutions)],
         "failing": [{"task_id": run.task_id, "status": run.status, "reason": run.reason()}
                     for run in ([] if solutions is None else solutions.failing())],
         "tasks": tasks, "cache_file": None if solutions is None else solutions.cache_file,
@@ -781,9 +788,12 @@ def check_io(problems: Any, limits: Any, *, jobs: int = 1, ray: str | None = Non
     measure = replace(limits, clock="cpu")
     entries: list[tuple[Any, str, str, int]] = []  # (problem, what, language, solution no.)
     jobs_list = []
-    for problem in problems.problems:
-        if problem.io is None:
+    for original in problems.problems:
+        if original.io is None:
             continue
+        # measured under the measuring limit, not the problem's own: a solution slower here
+        # than its limit is listed as such (over_time_limit), not as a failing one
+        problem = replace(original, io=replace(original.io, time_limit=None))
         for number, (language, code) in enumerate(problem.io.solutions):
             own = replace(problem, language=language)
             jobs_list.append(problem_job(len(entries), own, code, all_tests=True))
