@@ -190,3 +190,48 @@ def test_check_measures_solutions_beyond_their_own_limit(tmp_path, capsys):
     assert entry["task_id"] == "double" and entry["slowest_test_cpu_time"] > 0.01
     assert code == 0, err
     assert "slower here than their task's own time limit" in out
+
+
+@needs_sandbox
+def test_a_dataset_by_name_through_the_command(tmp_path, capsys):
+    """A local copy of LiveCodeBench's release files read by name, its release and contest
+    dates selecting the problems (offline); SandboxFusion's answers, which its tests accept."""
+    folder = DATA / "io_formats" / "code_generation_lite"
+    answer = next(r["completion"] for r in _rows(EXPECTED)
+                  if r["problem_id"] == "sandboxfusion_lcb_v1/1" and r["expected_accepted"])
+    samples = _samples(tmp_path / "s.jsonl", [("1873_A", answer)])
+    code, out, err = cgm(capsys, "score", "--problems", folder, "--release", "release_v2",
+                         "--since", "2023-08-01", "--predictions", samples, "--metrics",
+                         "pass@1", "--extract", "--allow-code-execution", "--json",
+                         tmp_path / "r.json", "--no-progress")
+    assert code == 0, err
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["n_items"] == 1 and result["systems"]["s"]["pass@1"]["score"] == 1.0
+    assert "release=release_v2" in result["execution"]["problems"]
+
+
+@needs_sandbox
+def test_tests_kept_on_disk_are_judged_from_their_file(tmp_path, monkeypatch, capsys):
+    """A large input (here: over a lowered spill size) is kept as a span of the spill file
+    and streamed to the program from there; its verdict is the same."""
+    from cgm_metrics.execution import io_formats
+
+    monkeypatch.setattr(io_formats, "SPILL_BYTES", 100)
+    numbers = " ".join(str(i) for i in range(1, 2001))
+    row = {"id": "sum", "test_type": "stdin", "tests": [
+        {"input": f"2000\n{numbers}\n", "output": f"{sum(range(1, 2001))}\n"},
+        {"input": "2\n1 2\n", "output": "3\n"}]}
+    problems = tmp_path / "p.jsonl"
+    problems.write_text(json.dumps(row) + "\n")
+    right = "input()\nprint(sum(map(int, input().split())))\n"
+    samples = _samples(tmp_path / "s.jsonl", [("sum", right), ("sum", "input()\nprint(3)\n")])
+    results = tmp_path / "runs.jsonl"
+    code, out, err = cgm(capsys, "score", "--problems", problems, "--predictions", samples,
+                         "--metrics", "pass@1", "--all-tests", "--allow-code-execution",
+                         "--results", results, "--no-progress")
+    assert code == 0, err
+    good, bad = _rows(results)
+    assert good["verdict"] == "accepted" and good["tests_passed"] == 2
+    assert bad["verdict"] == "wrong_answer" and bad["failed_test"] == "tests/0"
+    assert bad["expected"] == row["tests"][0]["output"] and bad["tests_passed"] == 1
+    assert bad["input"].startswith("2000\n1 2 3") and len(bad["input"]) <= 1003
