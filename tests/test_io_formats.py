@@ -137,11 +137,6 @@ def test_normalised_rows_of_every_shared_file():
     assert rllm.io.solutions == (("python", rllm.canonical_solution),)
 
 
-def test_human_eval_rows_are_read_as_before():
-    problems = read_problems(DATA / "humanevalplus" / "HumanEvalPlus-OriginFmt.jsonl.gz")
-    assert len(problems) == 164 and all(p.kind == "program" for p in problems.problems)
-
-
 def test_large_tests_are_kept_on_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(io_formats, "SPILL_BYTES", 1000)
     big = "1 " * 5000
