@@ -67,7 +67,7 @@ PROGRAMS = {
         "    print('T' if t > a or t == a and s[-1] == 'A' else 'A')\n"
         "if __name__ == '__main__':\n    main()\n",
         "input()\ninput()\nprint('T')\n",
-        RIGHT_ABC301.replace("print(", "print('A' if n == 90 else "),
+        RIGHT_ABC301.replace("print(", "print('T' if n == 90 else "),
         RIGHT_ABC301 + "if n > 90:\n    raise ValueError(n)\n",
         "print('T'\n",
     ],
@@ -77,7 +77,7 @@ PROGRAMS = {
         "    print('YES' if s in ('abc', 'acb', 'bac', 'cba') else 'NO')\n",
         "print('YES')\n",
         RIGHT_1873.replace("in (0, 2)", "in (0, 2) or s == 'cab'"),
-        RIGHT_1873 + "import sys\nsys.exit(1)\n",
+        RIGHT_1873.replace("s = input()", "s = input()\n    assert s != 'cab'"),
         "for _ in range(int(input()):\n    pass\n",
     ],
     "leetcode/2727": [

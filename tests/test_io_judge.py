@@ -198,6 +198,15 @@ def test_a_thread_s_output_counts_here_and_not_in_livecodebench(opted_in):
     assert lcb_verdict(ROWS[ABC301], code)[0] == "wrong_answer"
 
 
+def test_a_non_zero_exit_status_is_a_runtime_error_here_not_in_livecodebench(opted_in):
+    # the documented difference: LiveCodeBench catches SystemExit whatever its status and
+    # judges the output; a judge running a process reads its exit status
+    code = RIGHT_ABC301 + "import sys\nsys.exit(1)\n"
+    [verdict] = judge_all([(spec_of(ROWS[ABC301]), code, "python")])
+    assert verdict.judge == "runtime_error"
+    assert lcb_verdict(ROWS[ABC301], code)[0] == "accepted"
+
+
 def test_output_past_the_bound_is_an_output_limit(opted_in):
     spec = spec_of(ROWS[ABC301])
     code = "while True:\n    print('A' * 1000)\n"
@@ -275,10 +284,22 @@ def test_the_problem_s_own_time_limit_counts_cpu_time(opted_in):
     assert slept.judge == "accepted"
 
 
+def test_the_problem_s_own_memory_limit(opted_in):
+    allocates = "x = bytearray(400 * 2**20)\nprint(input())"
+    tests = (IOTest("1\n", "1\n", "t/0"),)
+    small, large = judge_all([(IOSpec(tests, memory_mb=256), allocates, "python"),
+                              (IOSpec(tests), allocates, "python")],
+                             limits=Limits(timeout=5.0, memory_mb=2048))
+    assert (small.judge, small.limit, large.judge) == ("memory_limit", "memory_mb", "accepted")
+
+
 def test_the_kind_is_registered_and_refuses_a_task_without_tests():
     assert isinstance(KINDS["io"], IOTask)
     with pytest.raises(ValueError, match="IOSpec"):
         problem_job(0, Problem("t", "", "", "", kind="io"), "print(1)")
+    call = IOSpec((IOTest("1", "1", "t/0"),), test_type="functional", fn_name="f")
+    with pytest.raises(ValueError, match="Python programs only"):
+        problem_job(0, Problem("t", "", "", "", language="cpp", kind="io", io=call), "int f;")
 
 
 # ---------------------------------------------------------------- comparators and checkers

@@ -571,21 +571,31 @@ class Run:
         return reply
 
     def session(self, requests, replies):
-        """The steps of an open run (``session``), one request each, each in the same private
+        """The steps of an open run (``session``), sent a few at a time (``{"op": "steps"}``;
+        with ``stop``, a batch ends at its first step that fails), each in the same private
         directory (e.g. a program built by the run's first steps, run once per test), until
         ``{"op": "end"}``; then back to the worker's namespaces and one last reply."""
         try:
             while True:
                 request = receive(requests)
-                if request is None or request.get("op") != "step":
+                if request is None or request.get("op") != "steps":
                     break
-                step = request["step"]
+                steps = request["steps"]
                 self.nonce = request["nonce"].encode()
-                self.stdin = self._stdins([step])[0] if step.get("stdin") else None
+                stdins = self._stdins(steps)
                 started = time.monotonic()
-                record = self.step(step)
-                record.pop("continue")
-                send(replies, {"steps": [record], "features": self.worker.run_features,
+                records = []
+                try:
+                    for step in steps:
+                        self.stdin = stdins.pop(0) if step.get("stdin") else None
+                        record = self.step(step)
+                        records.append(record)
+                        if not record.pop("continue") and request.get("stop"):
+                            break
+                finally:
+                    for fd in stdins:
+                        os.close(fd)
+                send(replies, {"steps": records, "features": self.worker.run_features,
                                "times": {"received": started, "ready": started,
                                          "left": time.monotonic()}})
         finally:
@@ -840,7 +850,7 @@ class Run:
         cpu = max(1, int(cpu_limit + 0.999)) + 1
         for which, value in (
             (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-            (resource.RLIMIT_AS, (self.memory_bytes,) * 2),
+            (resource.RLIMIT_AS, (int(step.get("memory_bytes") or self.memory_bytes),) * 2),
             (resource.RLIMIT_NPROC, (self.max_processes,) * 2),
             # a bounded stdout may pass its bound (by a byte at least): the bound, not the file
             # size limit, then ends the step
@@ -1044,8 +1054,10 @@ class Worker:
 # standard-library modules imported once by the worker, so that a program's process (a fork)
 # finds them loaded instead of importing them itself: ``ast`` (a traceback of Python 3.11+
 # parses the failing line with it: every failing program would import it) and ``typing``
-# (imported by most generated code: HumanEval's and MBPP's prompts, type hints)
-PRELOADED = ("ast", "typing")
+# (imported by most generated code: HumanEval's and MBPP's prompts, type hints), and what
+# competitive programs and LeetCode's environment import (collections, heapq, bisect...)
+PRELOADED = ("ast", "typing", "bisect", "collections", "functools", "heapq", "itertools",
+             "math", "operator", "string")
 _WARM_SOURCE = "def warm(value):\n    assert value == 1, 'warm'\n\nwarm(0)\n"
 
 

@@ -65,6 +65,9 @@ DEFAULT_MAX_OUTPUT_BYTES = 32 * 1024 * 1024
 #: how much of a test's input, expected and actual output a verdict keeps (characters: the
 #: first and last half, with "..." between)
 DETAIL_CHARS = 1000
+#: the most tests sent to the sandbox worker at once (a batch stops at its first run that
+#: fails without ``all_tests``; the tests after a wrong answer in a batch run, unjudged)
+BATCH = 16
 #: a checker program's time limit per test (wall-clock seconds)
 CHECKER_TIME_LIMIT = 10.0
 
@@ -249,20 +252,29 @@ class IOProgram:
                 return self._sample([self._verdict("build", "compile_error", failed, own,
                                                    language, message=cut(why, 2000))],
                                     own, language)
-            for test in spec.tests:
-                result = session.step(replace(run, stdin=test.input,
-                                              max_output_bytes=self.max_output_bytes), own)
-                stopped = _stopped(result, language)
-                if stopped is not None:
-                    verdict = self._verdict(test.name, stopped, result, own, language, test)
-                elif checker_program:
-                    pending.append((test, result))
-                    continue
-                else:
-                    verdict = self._judged(test, result, own, language)
-                tests.append(verdict)
-                if not verdict.passed and not self.all_tests:
-                    break
+            position, size, done = 0, 1, False
+            while position < len(spec.tests) and not done:
+                # a batch of tests at a time (one exchange with the worker): 1, 2, 4, ... up
+                # to BATCH, so that a sample failing early runs few tests past its failure
+                batch = spec.tests[position:position + (BATCH if self.all_tests else size)]
+                position += len(batch)
+                size = min(2 * size, BATCH)
+                results = session.steps(
+                    [replace(run, stdin=test.input, max_output_bytes=self.max_output_bytes)
+                     for test in batch], own, stop=not self.all_tests)
+                for test, result in zip(batch, results, strict=False):
+                    stopped = _stopped(result, language)
+                    if stopped is not None:
+                        verdict = self._verdict(test.name, stopped, result, own, language, test)
+                    elif checker_program:
+                        pending.append((test, result))
+                        continue
+                    else:
+                        verdict = self._judged(test, result, own, language)
+                    tests.append(verdict)
+                    if not verdict.passed and not self.all_tests:
+                        done = True
+                        break
         if pending:
             tests = self._check_all(sandbox, pending, tests, own, language)
         return self._sample(tests, own, language)
@@ -436,6 +448,10 @@ class IOTask:
         if not isinstance(spec, IOSpec):
             raise ValueError(f"task {problem.task_id}: an input/output task needs `io` (an "
                              "IOSpec) with its tests.")
+        if spec.test_type == "functional" and not get_language(problem.language).in_interpreter:
+            raise ValueError(f"task {problem.task_id}: call-based tests (fn_name "
+                             f"{spec.fn_name!r}) run Python programs only, not "
+                             f"{problem.language}.")
         extraction = None
         code = completion
         if extract:

@@ -1323,7 +1323,7 @@ class Sandbox:
         if self._process is None:
             raise SandboxError("this sandbox worker was closed; make a new Sandbox.")
         nonce = secrets.token_hex(32)
-        request = {
+        request: dict[str, Any] = {
             "op": "run",
             "nonce": nonce,
             "files": dict(written),
@@ -1490,37 +1490,63 @@ class Session:
         self.open = open_
 
     def step(self, step: Step, limits: Limits | None = None) -> ExecutionResult:
-        """Run ``step`` (under ``limits``' time limit and clock, else the session's; its
-        memory and process limits are the session's) and return its result."""
+        """Run ``step`` (under ``limits``' time limit, clock and memory limit, else the
+        session's; its process and file limits are the session's) and return its result."""
+        return self.steps([step], limits)[0]
+
+    def steps(self, steps: Sequence[Step], limits: Limits | None = None,
+              stop: bool = False) -> list[ExecutionResult]:
+        """Run ``steps`` one after the other (one exchange with the worker for all of them),
+        each as :meth:`step` runs one; with ``stop``, up to the first that fails (fewer
+        results then)."""
         if not self.open:
             raise SandboxError("this session is closed; open another with Sandbox.session.")
-        if not isinstance(step, Step):
-            raise TypeError(f"`step` must be a Step, got {type(step).__name__}.")
+        steps = list(steps)
+        if not steps or not all(isinstance(step, Step) for step in steps):
+            raise TypeError("`steps` must be a non-empty list of Steps.")
+        if sum(step.stdin is not None for step in steps) > MAX_STDIN_STEPS:
+            raise ValueError(f"at most {MAX_STDIN_STEPS} steps with a stdin at a time.")
         sandbox = self.sandbox
         own = limits if limits is not None else self.limits
-        cpu_limits, timeouts = sandbox._timeouts([step], own)
-        if step.python is not None:
-            refused = _unrunnable([step], {}, own)
-            if refused is not None:
-                return ExecutionResult(
-                    passed=False, status="killed" if refused[1] else "failed", returncode=-1,
-                    stdout="", stderr="", isolation=sandbox.isolation, duration=0.0,
-                    leftover_processes=0, uid=sandbox.uid, result=refused[0],
-                    limit=refused[1])
+        cpu_limits, timeouts = sandbox._timeouts(steps, own)
+        refused = _unrunnable(steps, {}, own)
+        if refused is not None:  # a text that cannot be sent: each step refused alike
+            return [ExecutionResult(
+                passed=False, status="killed" if refused[1] else "failed", returncode=-1,
+                stdout="", stderr="", isolation=sandbox.isolation, duration=0.0,
+                leftover_processes=0, uid=sandbox.uid, result=refused[0], limit=refused[1])
+                for _ in steps]
         nonce = secrets.token_hex(32)
-        request = {"op": "step", "nonce": nonce,
-                   "step": step.request(timeouts[0], cpu_limits[0])}
+        requests = [s.request(t, c) for s, t, c in zip(steps, timeouts, cpu_limits,
+                                                       strict=True)]
+        if own.memory_mb != self.limits.memory_mb:  # the steps' own address-space limit
+            for step_request in requests:
+                step_request["memory_bytes"] = own.memory_mb * 1024 * 1024
+        request = {"op": "steps", "nonce": nonce, "stop": bool(stop), "steps": requests}
         start = time.monotonic()
         try:
-            reply = sandbox._send_with_stdin(request, [step], timeouts[0] + _REPLY_MARGIN,
+            reply = sandbox._send_with_stdin(request, steps, sum(timeouts) + _REPLY_MARGIN,
                                              "running a step")
         except BaseException:
             self.open = False
             sandbox._lock.release()
             raise
         end = time.monotonic()
+        records = reply.get("steps", [])
         try:
-            return sandbox._result(reply, [step], nonce, cpu_limits, timeouts, own, start, end)
+            if "setup_error" in reply or not records:
+                sandbox._result(reply, steps, nonce, cpu_limits, timeouts, own, start, end)
+            results = []
+            for index, record in enumerate(records):
+                times = record.get("times", {})
+                begun = times.get("forked", start)
+                finished = times.get("cleaned", end)
+                results.append(sandbox._result(
+                    {"steps": [record], "features": reply.get("features", []),
+                     "times": {"received": begun, "ready": begun, "left": finished}},
+                    [steps[index]], nonce, [cpu_limits[index]], [timeouts[index]], own,
+                    begun, finished))
+            return results
         except SandboxError:
             self.open = False
             sandbox._lock.release()
