@@ -173,6 +173,8 @@ def test_large_tests_are_kept_on_disk(tmp_path, monkeypatch):
     ({"id": "r", "test_type": "stdin", "tests": None}, "field 'tests'", "leave it out"),
     ({"id": "r", "test_type": "stdin", "tests": [{"input": 3, "output": "1"}]},
      "field 'tests'", "must be strings"),
+    ({"id": "r", "test_type": "functional", "fn_name": "f", "language": "cpp",
+      "tests": [{"input": "1", "output": "1"}]}, "field 'language'", "call a python function"),
 ])
 def test_errors_name_the_file_line_field_and_fix(tmp_path, row, where, fix):
     path = tmp_path / "p.jsonl"

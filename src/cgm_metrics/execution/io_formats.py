@@ -565,6 +565,10 @@ def problem_from_row(row: dict, path: str | Path, number: int, fmt: str | None =
     language = DEFAULT_LANGUAGE
     if row.get("language") is not None:
         language = _language(row["language"], path, number, reader.task)
+        if spec.test_type == "functional" and language != DEFAULT_LANGUAGE:
+            raise reader.fail("language", f"a call-based problem (fn_name {spec.fn_name!r}) "
+                              f"in {language}", f"its tests call a {DEFAULT_LANGUAGE} "
+                              "function; drop the field, or give stdin tests")
     if canonical is not None and not isinstance(canonical, str):
         canonical = None
     return Problem(reader.task, "", "", spec.fn_name or "", canonical, language, number,
