@@ -109,8 +109,8 @@ def test_compare_gives_mcnemar_on_the_paired_verdicts(tmp_path, capsys):
                                             for r in expected if r["problem_id"] in ids
                                             and not r["expected_accepted"]])
     code, out, err = cgm(capsys, "compare", "--problems", LCB, good, bad, "--metrics", "pass@1",
-                         "--extract", "--allow-code-execution", "--json", tmp_path / "c.json",
-                         "--no-progress")
+                         "--extract", "--all-tests", "--allow-code-execution", "--json",
+                         tmp_path / "c.json", "--no-progress")
     assert code == 0, err
     result = json.loads((tmp_path / "c.json").read_text())
     scores = result["metrics"]["pass@1"]["scores"]
@@ -120,6 +120,14 @@ def test_compare_gives_mcnemar_on_the_paired_verdicts(tmp_path, capsys):
     assert (exact["only_a_passes"], exact["only_b_passes"]) == (3, 0)
     assert exact["p_value"] == pytest.approx(0.25)  # two-sided, 3 discordant tasks
     assert "McNemar" in out
+    # tests_passed beside it, with intervals and a paired test over the same tasks
+    shares = result["metrics"]["tests_passed"]
+    assert shares["scores"]["good"]["score"] == 1.0
+    assert shares["scores"]["bad"]["score"] < 1.0
+    for entry in shares["scores"].values():
+        assert entry["low"] <= entry["score"] <= entry["high"]
+    (pair,) = shares["pairs"]
+    assert 0 < pair["p_value"] <= 1 and "exact_test" not in pair
 
 
 @needs_sandbox
