@@ -9,7 +9,7 @@ right written another way, wrong on the first test, wrong on a later test, a run
 a later test, a syntax error) = 18 samples, time limit 6 s a test (LiveCodeBench's default).
 
 The peer is LiveCodeBench's own ``evaluate_generations`` (``lcb_runner`` at commit 28fef95,
-from ``$CGM_PEERS_DIR/livecodebench``, which ``scripts/test.sh`` fetches), called as its
+from ``$CGM_PEERS_DIR/livecodebench``, which ``scripts/test.sh`` copies from ``tests/peers``), called as its
 ``codegen_metrics`` calls it (one sample per program): a ``ProcessPoolExecutor`` of
 ``--workers`` processes, each sample in a forked process of its own
 (``check_correctness``: a multiprocessing Manager, the program ``exec``-ed in-process on every
@@ -113,7 +113,7 @@ def peer_module():
     root = Path(os.environ.get("CGM_PEERS_DIR") or Path.home() / ".cache" / "cgm-metrics" /
                 "peers") / "livecodebench"
     if not (root / "lcb_runner").is_dir():
-        raise SystemExit(f"LiveCodeBench's grader is not in {root}; scripts/test.sh fetches it")
+        raise SystemExit(f"LiveCodeBench's grader is not in {root}; scripts/test.sh copies it from tests/peers")
     sys.path.insert(0, str(root))
     from lcb_runner.evaluation import compute_code_generation_metrics
 

@@ -25,18 +25,13 @@ if [ ! -f "$peers/code_eval/code_eval.py" ]; then
     mv "$sdist/datasets-1.18.4/metrics/code_eval" "$peers/code_eval"
     rm -rf "$sdist"
 fi
-# LiveCodeBench's grader (lcb_runner/evaluation, MIT) is the peer of the input/output judge's
-# parity tests and benchmark: the pinned commit's lcb_runner folder.
-lcb_commit=28fef95ea8c9f7a547c8329f2cd3d32b92c1fa24
+# LiveCodeBench's grader (lcb_runner/evaluation at commit 28fef95, MIT) is the peer of the
+# input/output judge's parity tests and benchmark; it is kept unchanged in tests/peers (see its
+# NOTICE), since only the package registries are reachable.
 if [ ! -f "$peers/livecodebench/lcb_runner/evaluation/testing_util.py" ]; then
-    checkout="$(mktemp -d)"
-    git -C "$checkout" init --quiet
-    git -C "$checkout" fetch --quiet --depth 1 https://github.com/LiveCodeBench/LiveCodeBench "$lcb_commit"
-    git -C "$checkout" checkout --quiet FETCH_HEAD
+    mkdir -p "$peers"
     rm -rf "$peers/livecodebench"
-    mkdir -p "$peers/livecodebench"
-    cp -r "$checkout/lcb_runner" "$checkout/LICENSE" "$peers/livecodebench/"
-    rm -rf "$checkout"
+    cp -r tests/peers/livecodebench "$peers/livecodebench"
 fi
 export CGM_PEERS_DIR="$peers"
 

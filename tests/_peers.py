@@ -67,14 +67,14 @@ def code_eval_peer() -> Path:
 
 def livecodebench_peer() -> Path:
     """The folder holding LiveCodeBench's ``lcb_runner`` (its grader, MIT; commit 28fef95 is
-    fetched by ``scripts/test.sh`` into ``$CGM_PEERS_DIR/livecodebench``), to put on
+    kept in ``tests/peers``, copied by ``scripts/test.sh`` into ``$CGM_PEERS_DIR/livecodebench``), to put on
     ``sys.path``; or skip the test naming the step."""
     root = Path(os.environ.get("CGM_PEERS_DIR") or Path(
         os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cgm-metrics" / "peers")
     folder = root / "livecodebench"
     if not (folder / "lcb_runner" / "evaluation" / "testing_util.py").is_file():
         skip_missing(f"LiveCodeBench's grader (not in {folder})",
-                     "scripts/test.sh fetches it at commit 28fef95")
+                     "scripts/test.sh copies it from tests/peers/livecodebench")
     return folder
 
 
