@@ -366,13 +366,18 @@ def computed(action: Any) -> Any:
 
 def describe_run(scoring: problem_runs.ProblemEvaluation) -> str:
     """One line: what is evaluated, and how the programs run."""
+    from ..execution.sandbox import WALL_BACKSTOP_FACTOR
+
     problems = scoring.problems
     text = (f"{len(problems)} tasks ({Path(problems.path).name}), {len(scoring.systems)} "
             f"system{'s' if len(scoring.systems) != 1 else ''}")
     settings = scoring.settings
     if settings is not None:
         without = any(p.canonical_solution is None for p in problems.problems)
-        text += f"; programs run in the sandbox, time limit {settings.rule(without)}"
+        rule = settings.rule(without)
+        if not settings.relative and all(p.io is not None for p in problems.problems):
+            rule = f"{settings.limits.timeout:g} s"  # per test, in CPU time (below)
+        text += f"; programs run in the sandbox, time limit {rule}"
         if settings.retry_timeout is not None:
             scale = settings.retry_timeout / settings.limits.timeout
             text += (f", timed-out programs again with {scale:g} x their limit"
@@ -384,9 +389,10 @@ def describe_run(scoring: problem_runs.ProblemEvaluation) -> str:
         io = [p.io for p in problems.problems if p.io is not None]
         if io:
             own = sum(spec.time_limit is not None for spec in io)
-            text += ("; input/output tasks: the limit is per test, "
-                     + (f"{own} task(s) under their own time limit (CPU time), "
-                        if own else "")
+            # the input/output judge counts a test's CPU time (io_judge.IOProgram.test_limits)
+            text += ("; input/output tasks: the limit is per test, in CPU time (wall-clock "
+                     f"backstop {WALL_BACKSTOP_FACTOR:g} x), "
+                     + (f"{own} task(s) under their own time limit, " if own else "")
                      + ("the others " if own else "")
                      + "under the rule above"
                      + ("; every test run (--all-tests)" if scoring.all_tests
