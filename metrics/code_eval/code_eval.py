@@ -33,7 +33,9 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of list of str): the candidate programs of each task.
     references (list of str): one test program per task; a candidate's program is
-        `candidate + "\\n" + test`.
+        `candidate + "\\n" + test`. Or an input/output problem as a JSON string (a
+        LiveCodeBench row, APPS's input_output, {"tests": [...], "test_type": "stdin"}):
+        the candidate is then the whole program, run on each test's input.
     k (list of int): the k of pass@k (default [1, 10, 100]); a k larger than some task's
         number of candidates is left out, as in code_eval (with a warning).
     num_workers (int): programs run at the same time, each worker a sandbox set up once

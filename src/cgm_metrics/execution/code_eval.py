@@ -24,6 +24,13 @@ anything runs (numpy numbers and arrays are taken as code_eval takes them). A ha
 (the sandbox cannot be set up, its canary fails, a program cannot be started) raises
 ``SandboxError``: it is never counted as a failed candidate.
 
+A reference may also be an input/output problem in place of a test program: a JSON object of
+one of the formats of ``execution.io_formats`` (a LiveCodeBench row, APPS's ``input_output``
+``{"inputs", "outputs", "fn_name"?}``, ``{"tests": [{"input", "output"}], "test_type"}``...),
+as a string; the candidate is then the whole program, run once per test with the test's input
+on its stdin (or called with its arguments), its output compared with the expected one, and
+its result has the judge's ``judge`` verdict (``"accepted"``, ``"wrong_answer"``...).
+
 Differences on purpose: a pass needs the program text to run to its end (exiting early with
 status 0 fails here as there), and the program runs in the sandbox of ``sandbox.py`` instead of
 code_eval's in-process guard, so functions that guard disables (``os.getcwd``, ``shutil.rmtree``,
@@ -44,7 +51,7 @@ import numpy as np
 from ..languages import DEFAULT_LANGUAGE
 from ..maths.edit_sim.similarity import check_unit, combined_values, edit_similarity
 from ..maths.passk import pass_at_k_per_task
-from .judge import Judge, candidate_job
+from .judge import Judge, candidate_job, problem_job
 from .languages import find_toolchain, get_language
 from .problems import untested
 from .sandbox import (
@@ -128,7 +135,26 @@ def check_storable(predictions: Any = None, references: Any = None) -> None:
             check(test, f"references[{index}]")
 
 
-def _check_tests(references: Any, n_tasks: int, lang: Any = DEFAULT_LANGUAGE) -> list[str]:
+def _io_references(references: Any, n_tasks: int, lang: str) -> list[Any]:
+    """For every task, the input/output problem its reference holds in place of a test program
+    (a JSON row of an input/output format: :func:`~.io_formats.problem_from_reference`), or
+    None."""
+    from ..errors import InputError
+    from .io_formats import problem_from_reference
+
+    if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
+        return [None] * n_tasks
+    found = []
+    for index, reference in enumerate(list(references)[:n_tasks]):
+        try:
+            found.append(problem_from_reference(reference, index, lang))
+        except InputError as error:
+            raise ValueError(str(error)) from None
+    return found + [None] * (n_tasks - len(found))
+
+
+def _check_tests(references: Any, n_tasks: int, lang: Any = DEFAULT_LANGUAGE,
+                 io_problems: Sequence[Any] = ()) -> list[str]:
     if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
         if hasattr(references, "tolist"):
             references = references.tolist()
@@ -146,6 +172,8 @@ def _check_tests(references: Any, n_tasks: int, lang: Any = DEFAULT_LANGUAGE) ->
     for index, test in enumerate(references):
         if not isinstance(test, str):
             raise TypeError(f"`references[{index}]` is {type(test).__name__}, not a string.")
+        if index < len(io_problems) and io_problems[index] is not None:
+            continue  # an input/output problem's tests (a JSON row), checked when it was read
         if untested(test, lang):
             raise ValueError(
                 f"`references[{index}]` is an empty test program (only whitespace and "
@@ -207,7 +235,8 @@ def compute_code_eval(
     tasks = check_candidates(predictions)
     if not tasks:
         raise ValueError("`predictions` is empty; give at least one task with candidates.")
-    tests = _check_tests(references, len(tasks), language.name)
+    io_problems = _io_references(references, len(tasks), language.name)
+    tests = _check_tests(references, len(tasks), language.name, io_problems)
     ks = check_ks(k)
     workers = check_count(num_workers, "num_workers", 1, 1024)
     limits = check_limits(language.default_timeout if timeout is None else timeout, memory_mb,
@@ -218,6 +247,8 @@ def compute_code_eval(
     find_toolchain(language.name)  # a missing toolchain: its error before anything runs
     jobs = [candidate_job((task_id, completion_id), candidate, tests[task_id], language.name,
                           extracting)
+            if io_problems[task_id] is None else
+            problem_job((task_id, completion_id), io_problems[task_id], candidate, extracting)
             for task_id, candidates in enumerate(tasks)
             for completion_id, candidate in enumerate(candidates)]
     if extracting:
@@ -248,6 +279,8 @@ def compute_code_eval(
             "limit": verdict.limit,
             "verdict": verdict.verdict,
         }
+        if verdict.judge is not None:  # an input/output problem's verdict
+            record["judge"] = verdict.judge
         if extracting:
             record["extraction"] = job.extraction.to_dict()
         results[task_id].append((completion_id, record))
