@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hostile_programs import needs_sandbox
 
+from cgm_metrics.execution.io_spec import OutputRule
 from cgm_metrics.execution.judge import Judge, problem_job
 from cgm_metrics.execution.problems import read_problems
 from cgm_metrics.execution.sandbox import check_limits
@@ -57,12 +58,11 @@ def test_sandboxfusion_test_suite_expectations():
 #: syntax error, or a name error at its top level, which it counts when it compiles the
 #: program), False when a test's answer was wrong and none raised, True when all passed.
 CODERL = {"True": "accepted", "False": "wrong_answer", "-1": "error", "-2": "error"}
-#: the program whose verdict differs (docs/io-problems.md): APPS stores each expected result
-#: of its call-based Codewars tasks in a one-item list (``[[false], ...]``) and its harness
-#: accepts a result equal to the list or to its item; the judge compares the result with the
-#: list (the reader marks the rule ``apps_unwrap``; the judge does not apply it yet), so the
-#: one correct program of task 4184 is a wrong answer here (its other 19 fail either way)
-CODERL_DIFFERENCES = {("apps_train/4184", 0)}
+#: APPS stores each expected result of its call-based Codewars tasks in a one-item list
+#: (``[[false], ...]``) and its harness accepts a result equal to the list or to its item; the
+#: reader marks such problems ``apps_unwrap`` and the judge applies it (task 4184's one correct
+#: program needs it)
+UNWRAPPED = ("apps_train/4184", 0)
 
 
 def _coderl(verdict) -> str:
@@ -94,15 +94,13 @@ def test_coderl_recorded_apps_verdicts():
     found = _coderl_run(by_id)
     assert len(found) == 83
     differ = {key for key, (theirs, ours) in found.items() if theirs != ours}
-    assert differ == CODERL_DIFFERENCES, {key: found[key] for key in differ}
-    # with APPS's rule applied to its expected results (each list's one item), the program
-    # that differs gets CodeRL's verdict too
+    assert differ == set(), {key: found[key] for key in differ}
+    assert found[UNWRAPPED] == ("accepted", "accepted")
+    # without APPS's rule the program that needs it is judged wrong: the rule is what decides
     task = by_id["apps_train/4184"]
-    unwrapped = tuple(replace(test, output=json.dumps(json.loads(test.output)[0]))
-                      for test in task.io.tests)
-    again = _coderl_run({"apps_train/4184": replace(task, io=replace(task.io, tests=unwrapped))},
-                        only=CODERL_DIFFERENCES)
-    assert len(again) == 1 and all(theirs == ours for theirs, ours in again.values())
+    plain = replace(task, io=replace(task.io, rule=OutputRule()))
+    again = _coderl_run({"apps_train/4184": plain}, only={UNWRAPPED})
+    assert again == {UNWRAPPED: ("accepted", "wrong_answer")}
 
 
 @needs_sandbox
