@@ -30,8 +30,8 @@ MODULES = sorted(
     if path.is_dir() and (path / f"{path.name}.py").is_file()
 )
 
-# cgm_metrics/native.py (loaded as a file: the package is not importable at build time)
-_spec = importlib.util.spec_from_file_location("_cgm_native", HERE / "src/cgm_metrics/native.py")
+# cgm_metrics/base/native.py (loaded as a file: the package is not importable at build time)
+_spec = importlib.util.spec_from_file_location("_cgm_native", HERE / "src/cgm_metrics/base/native.py")
 native = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(native)
 PACKAGE = HERE / "src" / "cgm_metrics"
@@ -94,7 +94,7 @@ except ImportError:
     pass
 
 # An editable install (`pip install -e .`) finds the modules in metrics/ beside src/ (see
-# cgm_metrics/loading.py): mapping them into the package there would make setuptools install a
+# cgm_metrics/base/loading.py): mapping them into the package there would make setuptools install a
 # meta path finder, and warn about it on every install, for nothing.
 EDITABLE = "editable_wheel" in sys.argv
 SHIPPED_MODULES = [] if EDITABLE else MODULES

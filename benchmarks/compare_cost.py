@@ -50,7 +50,7 @@ def imported_by(command: list[str]) -> list[str]:
     """The modules ``command`` (a ``cgm`` call) has imported when it ends, in import order."""
     code = ("import sys, atexit, json\n"
             "atexit.register(lambda: print(json.dumps(list(sys.modules)), file=sys.stderr))\n"
-            "from cgm_metrics.cli import main\nsys.argv = ['cgm'] + sys.argv[1:]\nmain()\n")
+            "from cgm_metrics.frontends.cli import main\nsys.argv = ['cgm'] + sys.argv[1:]\nmain()\n")
     done = subprocess.run([sys.executable, "-c", code, *command], capture_output=True, text=True,
                           check=False)
     names = json.loads(done.stderr.strip().splitlines()[-1])
@@ -108,8 +108,8 @@ def main() -> None:
     record.value("beyond_imports_median", statistics.median(beyond), "CPU s",
                  "cgm compare minus a bare import of its modules, paired runs, median")
     # where the time goes, in this process
-    from cgm_metrics.evaluation import Evaluation, load_metrics
-    from cgm_metrics.io import read_outputs  # noqa: F401  (the command's reader, imported)
+    from cgm_metrics.base.io import read_outputs  # noqa: F401  (the command's reader, imported)
+    from cgm_metrics.pipeline.evaluation import Evaluation, load_metrics
 
     refs = [json.loads(line)["references"] for line in
             references.read_text(encoding="utf-8").splitlines()]

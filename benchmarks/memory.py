@@ -11,7 +11,7 @@ Cases:
 * ``agreement-*``: the agreement analysis (:func:`cgm_metrics.agreement.run_agreement`
   with the Space's defaults: chrF, CodeBLEU and RUBY computed from the texts, synthetic
   models, correlations) of generated graded uploads within the Space's documented limits
-  (``cgm_metrics.space.Limits``: at most 5,000 rows, 2 MB): 100 systems x 20 items,
+  (``cgm_metrics.frontends.space.Limits``: at most 5,000 rows, 2 MB): 100 systems x 20 items,
   2,500 x 2 (distinct outputs, and 5 distinct outputs per item), 5 x 1,000, and the largest
   analyses the model bound admits: 11 x 454 (187 models with the synthetic ones) and
   200 x 25 (200 real systems).

@@ -38,8 +38,8 @@ import warnings
 from pathlib import Path
 
 from cgm_metrics.agreement import graded_from_rows, run_agreement
-from cgm_metrics.evaluation import describe_metrics
 from cgm_metrics.maths.crystal_bleu import DEFAULT_K, trivially_shared_ngrams
+from cgm_metrics.pipeline.evaluation import describe_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 HS = ROOT / "tests" / "data" / "hearthstone" / "hs.graded.jsonl"

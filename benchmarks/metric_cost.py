@@ -29,8 +29,8 @@ import worst_case  # noqa: E402
 from benchtools import Record  # noqa: E402
 
 import cgm_metrics  # noqa: E402
-from cgm_metrics.evaluation import describe_metrics  # noqa: E402
-from cgm_metrics.registry import metric_class  # noqa: E402
+from cgm_metrics.pipeline.evaluation import describe_metrics  # noqa: E402
+from cgm_metrics.pipeline.registry import metric_class  # noqa: E402
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import humaneval_variants as variants  # noqa: E402
 from benchtools import Record, interleaved, load  # noqa: E402
 
-from cgm_metrics.cli import main as cgm  # noqa: E402
+from cgm_metrics.frontends.cli import main as cgm  # noqa: E402
 
 VARIANTS = ("canonical", "wrong", "raising", "syntax_error", "exiting")
 

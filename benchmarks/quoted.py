@@ -72,8 +72,8 @@ def documents(root: Path = ROOT) -> list[Path]:
 # of the package and what every metric's computation goes through (COMMON; not the registry,
 # which only finds a metric's class, outside the timings).
 DEFAULT_MEASURED = ("src/cgm_metrics", ":(glob)metrics/*/*.py", "spaces/app.py", "setup.py")
-COMMON = ("src/cgm_metrics/__init__.py", "src/cgm_metrics/metric.py", "src/cgm_metrics/errors.py",
-          "src/cgm_metrics/native.py", "src/cgm_metrics/core",
+COMMON = ("src/cgm_metrics/__init__.py", "src/cgm_metrics/pipeline/metric.py", "src/cgm_metrics/base/errors.py",
+          "src/cgm_metrics/base/native.py", "src/cgm_metrics/core",
           "src/cgm_metrics/maths/__init__.py", "src/cgm_metrics/maths/csrc", "setup.py")
 _LANGUAGES = ("src/cgm_metrics/languages",)
 MEASURED: dict[str, tuple[str, ...]] = {

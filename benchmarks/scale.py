@@ -40,7 +40,7 @@ from benchtools import Record, interleaved  # noqa: E402
 from corpus import mutate, stdlib_functions  # noqa: E402
 
 import cgm_metrics  # noqa: E402
-from cgm_metrics import distributed  # noqa: E402
+from cgm_metrics.pipeline import distributed  # noqa: E402
 
 
 def pairs(n: int, seed: int = 0) -> tuple[list[str], list[list[str]]]:
@@ -59,7 +59,7 @@ def one_process(name: str, predictions, references) -> np.ndarray:
 
 def one_process_chunked(name: str, predictions, references) -> np.ndarray:
     """The same process scoring chunks of ``runner.CHUNK_SIZE`` items one after the other."""
-    from cgm_metrics.runner import CHUNK_SIZE
+    from cgm_metrics.pipeline.runner import CHUNK_SIZE
 
     metric = cgm_metrics.get_metric(name, lang="python")
     return np.concatenate([
@@ -70,7 +70,7 @@ def one_process_chunked(name: str, predictions, references) -> np.ndarray:
 
 def process_pool(name: str, predictions, references, jobs: int) -> np.ndarray:
     """The CLI's ``--jobs`` runner (a process pool over chunks of items)."""
-    from cgm_metrics.evaluation import compute_statistics, load_metrics
+    from cgm_metrics.pipeline.evaluation import compute_statistics, load_metrics
 
     metric_set = load_metrics([name], "python")
     return compute_statistics(metric_set, {"s": predictions}, references, jobs=jobs)[name]["s"]

@@ -11,7 +11,7 @@ Four parts (all by default; ``--only PART`` for one):
 * ``calibrate``: each metric's CPU seconds per 1,000 characters on real code, the first 100
   pairs of each of the ten languages of tests/data/codebleu (the median of ``--repeat``
   runs); the slowest language is the Space's typical rate
-  (``cgm_metrics.space.limits.TYPICAL_SECONDS_PER_1K_CHARS``, rounded up).
+  (``cgm_metrics.frontends.space.limits.TYPICAL_SECONDS_PER_1K_CHARS``, rounded up).
 * ``model``: the plan's estimates next to measured CPU seconds, per metric, on side-by-side
   requests (2 to 4 candidates of real code; 4 candidates at the 5,000-character limit) and on
   3 x 100 comparisons of real code (several windows), significance tests included; the ratio
@@ -116,7 +116,7 @@ RUNNER = textwrap.dedent('''
     import json, sys, time
     sys.path.insert(0, {benchmarks!r})
     import space as cases
-    from cgm_metrics import space
+    from cgm_metrics.frontends import space
     kind, name, arg = sys.argv[1], sys.argv[2], sys.argv[3]
     lang = cases.SNIPPETS[name][0] if name in cases.SNIPPETS else "python"
     # warm-up, as a running Space has done: parsers (and WordNet) loaded
@@ -246,7 +246,7 @@ def _rate(metric, predictions, references, repeat: int) -> tuple[float, float]:
 
 def calibrate_part(args: argparse.Namespace) -> None:
     import cgm_metrics
-    from cgm_metrics import space
+    from cgm_metrics.frontends import space
 
     names = args.metrics or space.metric_choices()
     print(f"\nCPU seconds per 1,000 characters on real code, tests/data/codebleu: 100 pairs a "
@@ -297,7 +297,8 @@ def model_part(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import space_load
 
-    from cgm_metrics import evaluation, space
+    from cgm_metrics.frontends import space
+    from cgm_metrics.pipeline import evaluation
 
     names = space.metric_choices()
     cache = space.views.METRICS
@@ -428,7 +429,7 @@ def graded_real_code(path: Path, n_systems: int, n_items: int, text: bool = True
 
 AGREEMENT_RUNNER = textwrap.dedent('''
     import json, resource, sys, time
-    from cgm_metrics import space
+    from cgm_metrics.frontends import space
     space.warm_up(["python"], plots=True)
     start, cpu = time.perf_counter(), time.process_time()
     try:
@@ -443,7 +444,7 @@ AGREEMENT_RUNNER = textwrap.dedent('''
 
 
 def agreement_part(args: argparse.Namespace) -> None:
-    from cgm_metrics import space
+    from cgm_metrics.frontends import space
 
     limits = space.LIMITS
     systems = limits.max_graded_systems

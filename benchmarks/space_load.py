@@ -31,7 +31,7 @@ when ``uptime`` is low, repeat, and read the figures as a range. Every run appen
 machine, the load and the date, to ``benchmarks/results/space_load.json``.
 
 Where the time goes: the server runs with ``CGM_SPACE_TIMINGS=1`` (each request's timestamps,
-see :mod:`cgm_metrics.space.workers`) and the users note when their uploads and their call
+see :mod:`cgm_metrics.frontends.space.workers`) and the users note when their uploads and their call
 were done; after each comparison scenario the script prints, per stage, p50/p95/max seconds
 over the requests: uploading, posting the call, Gradio's queue until the handler, waiting for a
 free worker, computing in the worker (wall and CPU; their ratio is the share of a core the
@@ -170,7 +170,7 @@ class Server:
 
     def workers_expected(self) -> int:
         try:
-            from cgm_metrics.space.workers import default_size
+            from cgm_metrics.frontends.space.workers import default_size
         except ImportError:  # a version of the Space without worker processes (--app)
             expected = 0
         else:

@@ -44,10 +44,10 @@ def block(prefix: str) -> str:
     """The generated block (without its markers), with links to the pages under ``prefix``."""
     import re
 
-    from cgm_metrics.evaluation import describe_metrics
+    from cgm_metrics.base.loading import module_paths
     from cgm_metrics.execution.languages import execution_languages, get_language
     from cgm_metrics.languages import builtin_names
-    from cgm_metrics.loading import module_paths
+    from cgm_metrics.pipeline.evaluation import describe_metrics
 
     parsing = sorted(builtin_names("parsing"))  # the built-in ones: no plugin is listed
     executed = [get_language(name) for name in execution_languages()]

@@ -19,8 +19,8 @@ What it does (each step is idempotent: a second run finds nothing to do):
    re-related to the file's location *after* the move (an import whose names now live in two
    packages is split in two).
 3. ``git mv`` of each planned module, and ``__init__.py`` for each new subpackage.
-4. Rewrites every dotted or path mention in text files (``cgm_metrics.cli`` ->
-   ``cgm_metrics.frontends.cli``, ``src/cgm_metrics/cli.py`` -> ``src/cgm_metrics/frontends/
+4. Rewrites every dotted or path mention in text files (``cgm_metrics.frontends.cli`` ->
+   ``cgm_metrics.frontends.cli``, ``src/cgm_metrics/frontends/cli.py`` -> ``src/cgm_metrics/frontends/
    cli.py``): docs, mock strings, ``-m`` commands, setup.cfg's entry points, mkdocs.yml,
    ARCHITECTURE.md's layer map, MANIFEST.in...
 5. Fixes the package-root paths of moved modules that compute it from ``__file__`` (a
@@ -258,9 +258,9 @@ def rewrite_imports(path: Path, src_root: Path, moved: dict[str, str], modules: 
 def mention_patterns(moved: dict[str, str]) -> list[tuple[re.Pattern[str], str]]:
     names = "|".join(sorted(moved, key=len, reverse=True))
     return [
-        # cgm_metrics.cli, cgm_metrics.commands.score, "cgm_metrics.cli:main"
+        # cgm_metrics.frontends.cli, cgm_metrics.frontends.commands.score, "cgm_metrics.frontends.cli:main"
         (re.compile(rf"(?<![\w.]){PACKAGE}\.({names})\b(?!\.py\b)"), "dotted"),
-        # src/cgm_metrics/cli.py, cgm_metrics/commands/ (paths in docs, setup.py, tests)
+        # src/cgm_metrics/frontends/cli.py, cgm_metrics/frontends/commands/ (paths in docs, setup.py, tests)
         (re.compile(rf"(?<![\w.]){PACKAGE}/({names})(?=\.py\b|/|\b)"), "path"),
     ]
 

@@ -76,7 +76,7 @@ def code_eval_records(predictions, references, **options) -> list:
 def cli(arguments: list[str]) -> None:
     import contextlib
 
-    from cgm_metrics.cli import main
+    from cgm_metrics.frontends.cli import main
 
     with contextlib.redirect_stdout(sys.stderr):  # the tables: not part of the fingerprint
         code = main(arguments)

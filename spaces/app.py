@@ -1,7 +1,7 @@
 """cgm-metrics Space: score code side by side, compare systems, check metric-human agreement.
 
 Run locally with ``python spaces/app.py`` (http://127.0.0.1:7860). The logic lives in
-the package ``cgm_metrics.space``; this file only lays out the page. The language and metric
+the package ``cgm_metrics.frontends.space``; this file only lays out the page. The language and metric
 menus are the registry's (built-in and plugins). No code is ever executed and
 nothing is sent to the network (analytics are off).
 
@@ -34,11 +34,11 @@ except ImportError:  # Gradio runs without it
 
 import gradio as gr  # noqa: E402
 
-from cgm_metrics import space  # noqa: E402
-from cgm_metrics.errors import InputError  # noqa: E402
+from cgm_metrics.base.errors import InputError  # noqa: E402
+from cgm_metrics.frontends import space  # noqa: E402
 from cgm_metrics.languages import DEFAULT_LANGUAGE  # noqa: E402
 
-LOGGER = logging.getLogger("cgm_metrics.space")
+LOGGER = logging.getLogger("cgm_metrics.frontends.space")
 
 #: scoring (side by side, Systems): one warm worker process per core, a request at a time each
 SCORING = space.workers.Pool("scoring", timeout=60.0, early=True)

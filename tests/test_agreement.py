@@ -212,8 +212,8 @@ def test_every_registry_metric_through_the_command(tmp_path, capsys):
     """`cgm agreement` runs with every registry metric that does not run code on the HearthStone
     rows (pass@k and COMBINED need unit tests); registry:NAME computes NAME although the rows'
     'scores' hold the paper's per-item values of that name."""
-    from cgm_metrics.cli import main
-    from cgm_metrics.evaluation import describe_metrics
+    from cgm_metrics.frontends.cli import main
+    from cgm_metrics.pipeline.evaluation import describe_metrics
 
     names = [entry["name"] for entry in describe_metrics() if not entry["runs_code"]]
     assert len(names) >= 12
@@ -336,7 +336,7 @@ def test_bad_options():
 
 
 def _command(*args):
-    code = "import sys; from cgm_metrics.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from cgm_metrics.frontends.cli import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                           timeout=300)
 
@@ -523,7 +523,7 @@ def test_systems_with_identical_outputs_are_counted_in_the_header():
 
 
 def test_resamples_that_cannot_be_computed_are_refused_first():
-    from cgm_metrics.io import InputError
+    from cgm_metrics.base.io import InputError
 
     with pytest.raises(InputError, match=r"n_resamples <= 25,000,000"):
         run_agreement(_hs("hs.graded.jsonl"), n_resamples=10**9, metrics=["no_such_metric"])

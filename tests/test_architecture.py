@@ -178,7 +178,7 @@ def test_the_import_reader_resolves_relative_imports(tmp_path, source, expected)
 
 def test_a_module_reaching_up_is_found():
     """The check fails where it should: an engine importing the front end."""
-    front, engine = owner("cgm_metrics.commands.score"), owner("cgm_metrics.execution.runs")
+    front, engine = owner("cgm_metrics.frontends.commands.score"), owner("cgm_metrics.execution.runs")
     assert front is not None and engine is not None
-    assert "cgm_metrics.commands.score".startswith(front + ".")
+    assert "cgm_metrics.frontends.commands.score".startswith(front + ".")
     assert RANK[front] > RANK[engine]

@@ -19,16 +19,11 @@ from _peers import codebleu_of, codebleu_package
 from conftest import shared_data
 
 import cgm_metrics
-from cgm_metrics import cli
 from cgm_metrics.agreement.data import read_graded_jsonl
-from cgm_metrics.errors import InputError
-from cgm_metrics.io import (
-    escape_code,
-    read_predictions,
-    read_references,
-    unescape_code,
-)
-from cgm_metrics.registry import get_metric
+from cgm_metrics.base.errors import InputError
+from cgm_metrics.base.io import escape_code, read_predictions, read_references, unescape_code
+from cgm_metrics.frontends import cli
+from cgm_metrics.pipeline.registry import get_metric
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_JSON = ROOT / "src" / "cgm_metrics" / "data" / "demo" / "demo.json"
@@ -159,7 +154,7 @@ def test_version_and_console_script_entry_point():
     from importlib.metadata import entry_points
 
     scripts = {e.name: e.value for e in entry_points(group="console_scripts")}
-    assert scripts.get("cgm") == "cgm_metrics.cli:main"
+    assert scripts.get("cgm") == "cgm_metrics.frontends.cli:main"
 
 
 def test_usage_errors_exit_1_not_2(files):
@@ -219,7 +214,7 @@ def test_compare_needs_two_systems(files):
 
 
 def test_internal_error_exits_2(monkeypatch, capsys, files):
-    from cgm_metrics.commands import score
+    from cgm_metrics.frontends.commands import score
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
@@ -474,7 +469,7 @@ def test_the_command_the_export_suggests_runs_every_default_metric(tmp_path):
     result = cgm(*command[1:])
     assert result.returncode == 0, result.stderr
     assert "skipped" not in result.stderr and "warning" not in result.stderr
-    from cgm_metrics.evaluation import DEFAULT_METRICS
+    from cgm_metrics.pipeline.evaluation import DEFAULT_METRICS
 
     for name in DEFAULT_METRICS:
         assert f"== {name} " in result.stdout
@@ -494,7 +489,7 @@ def test_readme_and_help_count_the_demo_systems():
 def test_one_line_code_with_newline_escapes_in_strings_is_not_taken_for_escaped(tmp_path):
     """CodeXGLUE-style lines (\\n inside string literals) read verbatim without a warning; a
     JSONL field is never decoded by --unescape, so it never gets the warning either."""
-    from cgm_metrics.io import escaped_line_count
+    from cgm_metrics.base.io import escaped_line_count
 
     assert escaped_line_count(JAVA_REFS) == escaped_line_count(JAVA_PREDS) == 0
     refs = _plain(tmp_path / "refs.txt", JAVA_REFS)

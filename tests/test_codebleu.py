@@ -377,7 +377,7 @@ def _compiled_engine():
     from cgm_metrics.maths.codebleu import engine
 
     if engine.library() is None:
-        from cgm_metrics import native
+        from cgm_metrics.base import native
 
         pytest.skip(f"the compiled CodeBLEU engine is not built: {native.unavailable_reason()}")
     return engine
@@ -387,7 +387,7 @@ def test_compiled_engine_is_built():
     """Where a C compiler exists the install builds the library, and it is the one in use."""
     import shutil
 
-    from cgm_metrics import native
+    from cgm_metrics.base import native
     from cgm_metrics.maths.codebleu import engine
     from cgm_metrics.maths.codebleu.statistics import engine as engine_in_use
 
@@ -682,7 +682,7 @@ def test_without_the_compiled_library_the_reference_engine_gives_the_same_number
     the pure-Python engine with the same numbers and says why."""
     script = (
         "import json\n"
-        "import cgm_metrics.native as native\n"
+        "import cgm_metrics.base.native as native\n"
         "native._state.update(library=None, reason='no compiler in this test')\n"
         "from cgm_metrics.maths.codebleu import compute_codebleu\n"
         "from cgm_metrics.maths.codebleu.statistics import engine\n"

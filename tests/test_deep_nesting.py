@@ -27,7 +27,7 @@ import pytest
 from deep_inputs import SHAPES, deep_code, depth_for, languages
 
 import cgm_metrics
-from cgm_metrics.errors import ItemError
+from cgm_metrics.base.errors import ItemError
 from cgm_metrics.maths import tsed as tsed_module
 
 DEPTH = 100_000
@@ -179,7 +179,7 @@ def test_cgm_score(lang, tmp_path):
 PURE_PYTHON = """
 import json, sys
 sys.path.insert(0, {tests!r})
-from cgm_metrics import native
+from cgm_metrics.base import native
 native._state.update(library=None, reason="disabled by the test")
 import cgm_metrics
 from deep_inputs import deep_code
@@ -225,8 +225,8 @@ def _largest(lang: str, shape: str, chars: int) -> str:
 def test_space_side_by_side(lang):
     """The Space's side-by-side view, snippets as deep as its size limit lets them be: every
     metric scores them (TSED's limit lies beyond what the Space accepts)."""
-    from cgm_metrics.space import views
-    from cgm_metrics.space.limits import LIMITS
+    from cgm_metrics.frontends.space import views
+    from cgm_metrics.frontends.space.limits import LIMITS
 
     chars = LIMITS.max_snippet_chars
     candidates = [_largest(lang, shape, chars) for shape in _shapes_of(lang)]

@@ -24,7 +24,7 @@ def test_the_block_lists_every_builtin_metric_language_and_module():
     import cgm_metrics
     from cgm_metrics.execution.languages import execution_languages
     from cgm_metrics.languages import builtin_names
-    from cgm_metrics.registry import BUILTIN_METRICS
+    from cgm_metrics.pipeline.registry import BUILTIN_METRICS
 
     text = _script().block("")
     for name in BUILTIN_METRICS:

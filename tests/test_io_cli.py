@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hostile_programs import needs_sandbox
 
-from cgm_metrics.cli import main
+from cgm_metrics.frontends.cli import main
 
 DATA = Path(__file__).parent / "data"
 CONTESTS = DATA / "io_formats" / "code_contests.jsonl"

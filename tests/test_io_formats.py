@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cgm_metrics.errors import InputError
+from cgm_metrics.base.errors import InputError
 from cgm_metrics.execution import io_formats
 from cgm_metrics.execution.io_spec import DataRef, text_of
 from cgm_metrics.execution.problems import read_problems

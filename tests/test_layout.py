@@ -7,7 +7,7 @@ from __future__ import annotations
 def test_every_built_in_metric_is_in_the_maths_package_unless_it_runs_programs():
     """pass@k and COMBINED run programs for their statistics: their classes sit with the
     execution engine, their maths (``maths.passk``, ``maths.edit_sim``) in the maths."""
-    from cgm_metrics.registry import BUILTIN_METRICS, METRIC_FAMILIES, metric_class
+    from cgm_metrics.pipeline.registry import BUILTIN_METRICS, METRIC_FAMILIES, metric_class
 
     targets = {**BUILTIN_METRICS, **METRIC_FAMILIES}
     outside = {name for name, target in targets.items()

@@ -16,7 +16,7 @@ from _peers import require
 from conftest import METRICS_DIR, ROOT
 
 import cgm_metrics
-from cgm_metrics.cli import main as cgm
+from cgm_metrics.frontends.cli import main as cgm
 
 MODULES = sorted(p.name for p in METRICS_DIR.iterdir() if (p / f"{p.name}.py").is_file())
 REQUIREMENTS = sorted(METRICS_DIR.glob("*/requirements.txt")) + [ROOT / "spaces" / "requirements.txt"]

@@ -27,8 +27,7 @@ from conftest import DATA, ROOT
 from hostile_programs import STATUS_FORGERS, needs_sandbox
 
 import cgm_metrics
-from cgm_metrics.cli import main
-from cgm_metrics.errors import InputError
+from cgm_metrics.base.errors import InputError
 from cgm_metrics.execution.problems import (
     Problem,
     candidate_program,
@@ -36,6 +35,7 @@ from cgm_metrics.execution.problems import (
     read_problems,
     scan_samples,
 )
+from cgm_metrics.frontends.cli import main
 from cgm_metrics.significance.classical import metric_exact_test
 
 HUMANEVAL = DATA / "humaneval" / "HumanEval.jsonl.gz"
@@ -114,7 +114,7 @@ def test_task_rows_equal_human_evals_estimator(k):
 
 
 def test_pass_at_k_is_a_family_of_registry_metrics():
-    from cgm_metrics.registry import is_metric, metric_class
+    from cgm_metrics.pipeline.registry import is_metric, metric_class
 
     for name in ("pass@1", "pass@10", "pass@100", "pass@7", "pass@250"):
         cls = metric_class(name)
@@ -817,8 +817,8 @@ def test_the_docs_example_is_what_a_run_prints(opted_in, tmp_path, capsys, monke
 def test_similarity_of_several_samples_is_the_mean_per_task(tmp_path):
     from rapidfuzz.distance import Levenshtein
 
-    from cgm_metrics.evaluation import load_metrics
     from cgm_metrics.execution.problem_runs import ProblemEvaluation
+    from cgm_metrics.pipeline.evaluation import load_metrics
 
     problem_file = write_jsonl(tmp_path / "p.jsonl", TASKS[:4])
     rows = [("HumanEval/0", "    return 1\n"), ("HumanEval/1", "x"), ("HumanEval/0", ""),
@@ -841,8 +841,8 @@ def test_similarity_of_several_samples_is_the_mean_per_task(tmp_path):
 
 
 def test_a_missing_canonical_solution_is_named_when_a_similarity_metric_needs_it(tmp_path):
-    from cgm_metrics.evaluation import load_metrics
     from cgm_metrics.execution.problem_runs import ProblemEvaluation
+    from cgm_metrics.pipeline.evaluation import load_metrics
 
     bare = [{k: v for k, v in TASKS[0].items() if k != "canonical_solution"}]
     problems = read_problems(write_jsonl(tmp_path / "p.jsonl", bare))

@@ -19,9 +19,9 @@ from hostile_programs import needs_sandbox
 
 import cgm_metrics
 from cgm_metrics import languages
+from cgm_metrics.base.errors import UnsupportedLanguageError
 from cgm_metrics.core.parsing import parse
 from cgm_metrics.core.text import strip_comments
-from cgm_metrics.errors import UnsupportedLanguageError
 from cgm_metrics.execution.code_eval import compute_code_eval
 from cgm_metrics.execution.languages import find_toolchain, get_language
 from cgm_metrics.maths.codebleu import CodeBleuMetric, compute_codebleu

@@ -93,7 +93,7 @@ def _python(venv, code: str) -> dict:
 
 
 def _files(folder: Path) -> dict[str, str]:
-    from cgm_metrics.io import escape_code
+    from cgm_metrics.base.io import escape_code
 
     paths = {}
     for name, items in (("refs", REFS), ("sys_a", SYS_A), ("sys_b", SYS_B)):
@@ -243,7 +243,7 @@ def test_paired_significance_module_with_the_plugin_metric(venv):
 def test_space_offers_and_scores_the_plugins(venv):
     result = _python(venv, f"""
         import json, runpy
-        from cgm_metrics import space
+        from cgm_metrics.frontends import space
         space.warm_up = lambda *args, **kwargs: None  # menus only: no parsers to load
         app = runpy.run_path({str(ROOT / "spaces" / "app.py")!r}, run_name="space_app")
         blocks = app["demo"].blocks.values()
@@ -252,7 +252,7 @@ def test_space_offers_and_scores_the_plugins(venv):
                     for b in blocks if getattr(b, "elem_id", None)}}
         side = space.side_by_side({REFS[0]!r}, {[SYS_A[0], SYS_B[0]]!r}, "starlark",
                                   metrics=["token_overlap", "codebleu", "ruby"])
-        from cgm_metrics.space import limits
+        from cgm_metrics.frontends.space import limits
         growth = [space.rate_growth("token_overlap"), limits.rate_growth("token_overlap")]
         print(json.dumps({{"choices": choices, "metrics": side["metrics"],
                           "skipped": side["skipped"], "growth": growth,

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cgm_metrics
-from cgm_metrics.metric import MeanOfItems
+from cgm_metrics.pipeline.metric import MeanOfItems
 
 SETTINGS = settings(
     max_examples=25,
@@ -78,7 +78,7 @@ def batches(draw, max_items=4, max_refs=3):
 
 # the metrics that score texts (those that run code have their tests in test_passk.py)
 REGISTRY = [name for name in cgm_metrics.metrics()
-            if not cgm_metrics.registry.metric_class(name).runs_code]
+            if not cgm_metrics.pipeline.registry.metric_class(name).runs_code]
 SCALE = {name: cgm_metrics.get_metric(name, lang="python").scale for name in REGISTRY}
 # Metrics whose value with several references is the value of the best one (their docs say so).
 BEST_REFERENCE = {"chrf_code", "codexglue_edit_sim", "edit_sim", "meteor", "rouge_l", "rouge_n",

@@ -16,7 +16,7 @@ from conftest import stdlib_pairs
 
 import cgm_metrics
 from cgm_metrics.core.inputs import check_inputs
-from cgm_metrics.distributed import INSTALL_HINT
+from cgm_metrics.pipeline.distributed import INSTALL_HINT
 
 pytestmark = pytest.mark.xdist_group("ray")  # one worker, one cluster (pytest --dist loadgroup)
 
@@ -47,11 +47,11 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def test_every_registry_metric_equals_one_process(cluster, corpus):
-    from cgm_metrics.distributed import ray_statistics_table
+    from cgm_metrics.pipeline.distributed import ray_statistics_table
 
     systems, references = corpus
     metrics = {name: cgm_metrics.get_metric(name, lang="python") for name in cgm_metrics.metrics()
-               if not cgm_metrics.registry.metric_class(name).runs_code}  # texts, no programs
+               if not cgm_metrics.pipeline.registry.metric_class(name).runs_code}  # texts, no programs
     result = ray_statistics_table(metrics, systems, references, batch_size=BATCH)
     assert list(result) == list(metrics)
     for name, metric in metrics.items():
@@ -62,7 +62,7 @@ def test_every_registry_metric_equals_one_process(cluster, corpus):
 
 
 def test_library_runner_engine_ray_equals_local(cluster, corpus):
-    from cgm_metrics.runner import compute_statistics
+    from cgm_metrics.pipeline.runner import compute_statistics
 
     systems, references = corpus
     metric = cgm_metrics.get_metric("chrf_code")
@@ -76,7 +76,7 @@ def test_one_metric_from_lists_and_from_parquet(cluster, corpus, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cgm_metrics.distributed import ray_statistics
+    from cgm_metrics.pipeline.distributed import ray_statistics
 
     systems, references = corpus
     predictions = systems["a"]
@@ -97,8 +97,8 @@ def test_one_metric_from_lists_and_from_parquet(cluster, corpus, tmp_path):
 
 
 def test_a_dead_worker_is_retried_without_losing_or_repeating_items(cluster, corpus, tmp_path):
-    from cgm_metrics.distributed import ray_statistics
     from cgm_metrics.maths.chrf import ChrfCodeMetric
+    from cgm_metrics.pipeline.distributed import ray_statistics
 
     systems, references = corpus
     local = ChrfCodeMetric().statistics(systems["a"], references)
@@ -123,7 +123,7 @@ def test_bad_rows_are_reported_with_their_item_number(cluster, corpus, tmp_path)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cgm_metrics.distributed import ray_statistics
+    from cgm_metrics.pipeline.distributed import ray_statistics
 
     systems, references = corpus
     predictions = list(systems["a"])
@@ -155,7 +155,7 @@ def test_bad_rows_are_reported_with_their_item_number(cluster, corpus, tmp_path)
 
 
 def test_a_dataset_without_the_columns_names_them(cluster):
-    from cgm_metrics.distributed import ray_statistics
+    from cgm_metrics.pipeline.distributed import ray_statistics
 
     dataset = cluster.data.from_items([{"output": "x", "references": "y"}])
     with pytest.raises(ValueError, match="no 'prediction' column"):

@@ -10,8 +10,8 @@ from sacrebleu.metrics import BLEU, CHRF
 import cgm_metrics
 from cgm_metrics import get_metric
 from cgm_metrics.languages.parts import LanguageSpec
-from cgm_metrics.metric import MeanOfItems
-from cgm_metrics.runner import compute_statistics
+from cgm_metrics.pipeline.metric import MeanOfItems
+from cgm_metrics.pipeline.runner import compute_statistics
 from cgm_metrics.significance import compare
 
 PREDICTIONS = ["x = a + b", "return f(x, y)", "for i in range(3): print(i)", "y = 2"]
@@ -118,7 +118,7 @@ def test_language_spec_rows_and_plugin_checks():
     with pytest.raises(ValueError, match="lower case"):
         LanguageSpec(name="Lua", module="m", function="f", comment_types=[],
                                  string_types=[], identifier_types=[])
-    from cgm_metrics.registry import _class_problem
+    from cgm_metrics.pipeline.registry import _class_problem
 
     class NoLang(MeanOfItems):
         name = "no_lang"
@@ -132,7 +132,7 @@ def test_language_spec_rows_and_plugin_checks():
 
 
 def test_metric_metadata_for_menus_and_help():
-    from cgm_metrics.evaluation import describe_metrics
+    from cgm_metrics.pipeline.evaluation import describe_metrics
 
     described = {entry["name"]: entry for entry in describe_metrics()}
     assert set(described) == set(cgm_metrics.metrics())
@@ -154,9 +154,9 @@ def test_per_metric_tables_are_read_from_the_metric_classes():
     (a metric without one is linear), and the metrics computed by default are the
     registry's, which the pipeline and the agreement analysis share."""
     from cgm_metrics.agreement import analysis
-    from cgm_metrics.evaluation import DEFAULT_METRICS
-    from cgm_metrics.registry import metric_class
-    from cgm_metrics.space import limits
+    from cgm_metrics.frontends.space import limits
+    from cgm_metrics.pipeline.evaluation import DEFAULT_METRICS
+    from cgm_metrics.pipeline.registry import metric_class
 
     growth = {name: limits.rate_growth(name) for name in cgm_metrics.metrics()}
     assert set(growth) == set(cgm_metrics.metrics())
@@ -169,7 +169,7 @@ def test_per_metric_tables_are_read_from_the_metric_classes():
     assert limits.estimated_seconds("tsed", sizes, "python") == pytest.approx(
         20 * (limits.real_code_rate("tsed", "python") + 0.0014 * 19))
     assert analysis.DEFAULT_COMPUTED is DEFAULT_METRICS
-    assert all(cgm_metrics.registry.is_metric(name) for name in DEFAULT_METRICS)
+    assert all(cgm_metrics.pipeline.registry.is_metric(name) for name in DEFAULT_METRICS)
 
 
 def test_metric_flags_are_the_classes_and_help_imports_no_metric():
@@ -179,8 +179,13 @@ def test_metric_flags_are_the_classes_and_help_imports_no_metric():
     import subprocess
     import sys
 
-    from cgm_metrics.metric import MetricFlag
-    from cgm_metrics.registry import BUILTIN_METRICS, _flags_in_source, metric_class, metric_flags
+    from cgm_metrics.pipeline.metric import MetricFlag
+    from cgm_metrics.pipeline.registry import (
+        BUILTIN_METRICS,
+        _flags_in_source,
+        metric_class,
+        metric_flags,
+    )
 
     for name, target in BUILTIN_METRICS.items():
         from_source = _flags_in_source(*target.split(":"))
@@ -197,7 +202,7 @@ def test_metric_flags_are_the_classes_and_help_imports_no_metric():
         "--ruby-level": ("ruby", "level"),
     }
     assert MetricFlag("min_length", "").flag_of("token_overlap") == "--token-overlap-min-length"
-    code = ("import sys; from cgm_metrics.cli import build_parser; p = build_parser(); "
+    code = ("import sys; from cgm_metrics.frontends.cli import build_parser; p = build_parser(); "
             "sub = p._subparsers._group_actions[0].choices; "
             "text = sub['score'].format_help() + sub['compare'].format_help(); "
             "print('--ruby-level' in text, '--chrf-beta X' in text, "

@@ -23,7 +23,7 @@ from conftest import ROOT, shared_data
 import cgm_metrics
 from cgm_metrics.agreement import darr_kendall, graded_from_rows, roy2021, run_roy2021
 from cgm_metrics.agreement.data import GradedInputError
-from cgm_metrics.io import InputError
+from cgm_metrics.base.io import InputError
 
 # The paper's Table 3: Overall DA, Conciseness, Content Adequacy, Fluency.
 TABLE_3 = {

@@ -1003,7 +1003,7 @@ def test_without_the_compiled_library_ruby_gives_the_same_numbers():
     predictions, references = stdlib_pairs(40)
     script = (
         "import json, sys\n"
-        "import cgm_metrics.native as native\n"
+        "import cgm_metrics.base.native as native\n"
         "native._state.update(library=None, reason='no compiler in this test')\n"
         "from cgm_metrics.maths.ruby import compiled, ruby_items\n"
         "predictions, references = json.load(sys.stdin)\n"

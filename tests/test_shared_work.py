@@ -12,9 +12,9 @@ import pytest
 from conftest import stdlib_pairs
 
 from cgm_metrics.core import parsing
-from cgm_metrics.evaluation import Evaluation, load_metrics
 from cgm_metrics.maths.ruby import scoring
-from cgm_metrics.registry import get_metric
+from cgm_metrics.pipeline.evaluation import Evaluation, load_metrics
+from cgm_metrics.pipeline.registry import get_metric
 
 
 def _systems(n_items: int = 24):

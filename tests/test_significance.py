@@ -13,7 +13,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 
 from cgm_metrics import get_metric
-from cgm_metrics.metric import MeanOfItems
+from cgm_metrics.pipeline.metric import MeanOfItems
 from cgm_metrics.significance import (
     benjamini_hochberg,
     bootstrap_ci,
@@ -324,7 +324,7 @@ def test_resampling_memory_stays_bounded():
 
 
 def test_a_request_that_cannot_fit_is_a_user_error_that_says_what_fits():
-    from cgm_metrics.io import InputError
+    from cgm_metrics.base.io import InputError
     from cgm_metrics.significance.resampling import ResamplingBudgetError, check_budget
 
     a, b = _rows([0, 1, 1, 0]), _rows([1, 1, 0, 0])

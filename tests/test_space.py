@@ -1,4 +1,4 @@
-"""The Gradio Space (spaces/app.py) and its library (cgm_metrics.space).
+"""The Gradio Space (spaces/app.py) and its library (cgm_metrics.frontends.space).
 
 Library tests check values against peers (sacrebleu, the codebleu package) and the limits and
 messages; the served tests launch the app on 127.0.0.1 and drive it with gradio_client and a
@@ -21,8 +21,8 @@ import pytest
 from _peers import codebleu_of, codebleu_package, require, skip_missing
 from conftest import ROOT, shared_data
 
-from cgm_metrics import space
-from cgm_metrics.io import escape_code
+from cgm_metrics.base.io import escape_code
+from cgm_metrics.frontends import space
 
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("CGM_CHROMIUM", "/usr/bin/chromium")
@@ -102,7 +102,7 @@ def test_meteor_without_wordnet_is_skipped_with_a_note(tmp_path, monkeypatch):
 
     monkeypatch.delenv("NLTK_DATA", raising=False)
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
-    from cgm_metrics.evaluation import MetricCache
+    from cgm_metrics.pipeline.evaluation import MetricCache
 
     monkeypatch.setattr(space.views, "METRICS", MetricCache())
     result = space.side_by_side(REFERENCE, CANDIDATES, "python", metrics=["meteor", "rouge_l"])
@@ -181,7 +181,7 @@ def test_escaped_uploads_read_verbatim_get_a_warning(tmp_path):
     """The demo's export uploaded with "Escaped lines" unticked: the same numbers as `cgm`
     without --unescape (the raw lines: chrF 60.73 for strong, 58.86 decoded), and a warning
     that names the files (not the server's folder) and the checkbox; ticked, none."""
-    from cgm_metrics.commands.demo import export, load_demo
+    from cgm_metrics.frontends.commands.demo import export, load_demo
 
     export(load_demo(), str(tmp_path))
     refs = tmp_path / "references.txt"
@@ -209,11 +209,11 @@ def test_input_errors_log_one_line_real_errors_their_traceback(space_app, caplog
 
     import gradio as gr
 
-    with caplog.at_level(logging.INFO, logger="cgm_metrics.space"):
+    with caplog.at_level(logging.INFO, logger="cgm_metrics.frontends.space"):
         with pytest.raises(gr.Error, match="Choose at least one metric") as raised:
             space_app.compare_systems(None, None, "python", [])
     assert raised.value.print_exception is False
-    records = [r for r in caplog.records if r.name == "cgm_metrics.space"]
+    records = [r for r in caplog.records if r.name == "cgm_metrics.frontends.space"]
     assert len(records) == 1 and records[0].exc_info is None
     assert "input error: Choose at least one metric" in records[0].getMessage()
     caplog.clear()
@@ -222,11 +222,11 @@ def test_input_errors_log_one_line_real_errors_their_traceback(space_app, caplog
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(space_app.SCORING, "run", broken)
-    with caplog.at_level(logging.INFO, logger="cgm_metrics.space"):
+    with caplog.at_level(logging.INFO, logger="cgm_metrics.frontends.space"):
         with pytest.raises(gr.Error, match="Something went wrong") as raised:
             space_app.compare_systems(None, None, "python", ["chrf_code"])
     assert raised.value.print_exception is False  # the log has it, once
-    records = [r for r in caplog.records if r.name == "cgm_metrics.space"]
+    records = [r for r in caplog.records if r.name == "cgm_metrics.frontends.space"]
     assert len(records) == 1 and records[0].exc_info is not None
 
 
@@ -831,7 +831,7 @@ def test_diff_of_5000_character_snippets_is_exact(shape):
 
 @pytest.mark.parametrize("shape", sorted(WORST_SNIPPETS))
 def test_side_by_side_at_the_limits_answers_within_the_budget_plan(shape):
-    from cgm_metrics.registry import get_metric
+    from cgm_metrics.pipeline.registry import get_metric
 
     lang, make = WORST_SNIPPETS[shape]
     reference = make(0)
@@ -943,7 +943,7 @@ def test_skipped_metric_says_so_with_its_cgm_command(tmp_path):
         assert f"{name} skipped: too large for the Space" in html and command in html
     references, outputs, _ = space.read_uploads(refs, systems)
     # the numbers are the library's compare on the same texts
-    from cgm_metrics.evaluation import Evaluation, load_metrics
+    from cgm_metrics.pipeline.evaluation import Evaluation, load_metrics
 
     expected = Evaluation(load_metrics(["chrf_code"], "python"), references, outputs).compare(
         n_resamples=space.RESAMPLES, seed=space.SEED).rows()["chrf_code"]

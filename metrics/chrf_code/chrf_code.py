@@ -5,7 +5,7 @@ import evaluate
 from evaluate.utils.file_utils import add_start_docstrings
 
 from cgm_metrics.core.inputs import check_flag, check_int, check_number
-from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.frontends.hub import CheckedModule, code_features
 from cgm_metrics.maths.chrf import ChrfCodeMetric
 
 _CITATION = """\

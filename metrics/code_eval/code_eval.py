@@ -5,7 +5,7 @@ import datasets
 import evaluate
 
 from cgm_metrics.execution.code_eval import check_candidates, check_storable, compute_code_eval
-from cgm_metrics.hub import CheckedModule
+from cgm_metrics.frontends.hub import CheckedModule
 from cgm_metrics.languages import DEFAULT_LANGUAGE
 
 _CITATION = """\

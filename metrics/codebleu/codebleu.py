@@ -5,7 +5,7 @@ plus TypeScript, Kotlin, Swift, Scala, Lua, Bash, Haskell, Julia and Perl."""
 import evaluate
 
 from cgm_metrics.core.inputs import check_flag
-from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.frontends.hub import CheckedModule, code_features
 from cgm_metrics.maths.codebleu import compute_codebleu
 
 _CITATION = """\

@@ -3,7 +3,7 @@ CodeXGLUE's evaluator, as a HuggingFace evaluate metric."""
 
 import evaluate
 
-from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.frontends.hub import CheckedModule, code_features
 from cgm_metrics.maths.codexglue import compute_codexglue_edit_sim
 
 _CITATION = """\

@@ -3,7 +3,7 @@ shares, equal to the `crystalbleu` package, as a HuggingFace evaluate metric."""
 
 import evaluate
 
-from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.frontends.hub import CheckedModule, code_features
 from cgm_metrics.languages import DEFAULT_LANGUAGE
 from cgm_metrics.maths.crystal_bleu import compute_crystal_bleu
 

@@ -5,7 +5,7 @@ import evaluate
 
 from cgm_metrics.core.inputs import check_flag
 from cgm_metrics.execution.edit_sim_module import compute_edit_sim
-from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.frontends.hub import CheckedModule, code_features
 from cgm_metrics.languages import DEFAULT_LANGUAGE
 
 _CITATION = """\

@@ -9,7 +9,7 @@ import datasets
 import evaluate
 
 from cgm_metrics.core.inputs import feature_shapes
-from cgm_metrics.hub import CheckedModule
+from cgm_metrics.frontends.hub import CheckedModule
 from cgm_metrics.significance import paired_test_texts
 from cgm_metrics.significance.texts import runs_code
 

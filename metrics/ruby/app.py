@@ -4,7 +4,7 @@ import evaluate
 import gradio as gr
 
 import cgm_metrics
-from cgm_metrics.hub import build_widget
+from cgm_metrics.frontends.hub import build_widget
 from cgm_metrics.languages import DEFAULT_LANGUAGE
 
 module = evaluate.load(str(Path(__file__).resolve().parent))

@@ -4,7 +4,7 @@ tokens, whichever level both snippets support, as in Out of the BLEU (Evtikhiev 
 import evaluate
 
 from cgm_metrics.core.inputs import check_flag
-from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.frontends.hub import CheckedModule, code_features
 from cgm_metrics.languages import DEFAULT_LANGUAGE
 from cgm_metrics.maths.ruby import compute_ruby
 

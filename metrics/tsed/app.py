@@ -3,7 +3,7 @@ from pathlib import Path
 import evaluate
 import gradio as gr
 
-from cgm_metrics.hub import build_widget
+from cgm_metrics.frontends.hub import build_widget
 from cgm_metrics.languages import DEFAULT_LANGUAGE
 from cgm_metrics.maths.tsed import tsed_languages
 

@@ -3,7 +3,7 @@ syntax trees, equal to the `tsed` package, compiled, as a HuggingFace evaluate m
 
 import evaluate
 
-from cgm_metrics.hub import CheckedModule, code_features
+from cgm_metrics.frontends.hub import CheckedModule, code_features
 from cgm_metrics.maths.tsed import compute_tsed
 
 _CITATION = """\

@@ -51,9 +51,9 @@ os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 if TYPE_CHECKING:
     from . import languages
-    from .evaluation import score
-    from .loading import module_path, module_paths
-    from .registry import get_metric, metrics
+    from .base.loading import module_path, module_paths
+    from .pipeline.evaluation import score
+    from .pipeline.registry import get_metric, metrics
 
 __version__ = "0.1.0"
 
@@ -72,15 +72,15 @@ def __getattr__(name: str) -> Any:
 
         return importlib.import_module(".languages", __name__)
     if name in ("get_metric", "metrics"):
-        from . import registry
+        from .pipeline import registry
 
         return getattr(registry, name)
     if name == "score":
-        from .evaluation import score
+        from .pipeline.evaluation import score
 
         return score
     if name in ("module_path", "module_paths"):
-        from . import loading
+        from .base import loading
 
         return getattr(loading, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from ..io import InputError
+from ..base.io import InputError
 from ..languages import resolve_language
-from ..registry import DEFAULT_METRICS
+from ..pipeline.registry import DEFAULT_METRICS
 from ..significance import resampling
 from ..significance.multiple import CORRECTIONS, compare
 from . import engine
@@ -137,7 +137,7 @@ def _metric_statistics(data: GradedData, names: list[str] | None, protocol: str,
                     f"metric {name!r} is not in the rows' 'scores' and cannot be computed: "
                     "rows need 'prediction' and 'references'."
                 )
-            from ..registry import metrics as registered
+            from ..pipeline.registry import metrics as registered
 
             if base not in registered():
                 known = f"a registered metric ({', '.join(registered())})"

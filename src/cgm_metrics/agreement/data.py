@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..io import read_jsonl_rows
+from ..base.errors import InputError
+from ..base.io import read_jsonl_rows
 
 
 class GradedInputError(InputError):

@@ -8,7 +8,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from ..io import atomic_path, write_atomic
+from ..base.io import atomic_path, write_atomic
 from .analysis import AgreementResult
 
 CSV_FIELDS = ("metric", "bin", "pairs", "significant", "not_significant", "mismatches",

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..io import InputError
+from ..base.io import InputError
 from ..languages import resolve_language
 from ..significance.classical import wilcoxon_test
 from ..significance.multiple import compare
@@ -494,7 +494,7 @@ def _metric_list(data: GradedData, names: Sequence[str] | None, lang: str | None
             if name in STUDY_METRICS:
                 out.append(_study_metric(name, data, lang))
                 continue
-            from ..registry import metrics as registered
+            from ..pipeline.registry import metrics as registered
 
             base = name[len(REGISTRY_PREFIX):] if forced else name
             if forced and base not in registered():

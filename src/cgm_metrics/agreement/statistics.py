@@ -66,8 +66,8 @@ def registry_metric(name: str, predictions: list[list[str]], references: list[li
     item's row; the study's BLEU gives its own per-item values in the file. ``options`` are
     the metric's options (``get_metric(name, lang=lang, **options)``).
     """
-    from ..registry import get_metric
-    from ..runner import compute_statistics
+    from ..pipeline.registry import get_metric
+    from ..pipeline.runner import compute_statistics
 
     metric = get_metric(name, **({} if lang is None else {"lang": lang}), **(options or {}))
     refs = [list(r) for r in references]

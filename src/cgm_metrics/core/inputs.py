@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
-from ..errors import did_you_mean  # noqa: F401 - where its callers import it
+from ..base.errors import did_you_mean  # noqa: F401 - where its callers import it
 
 
 def _describe(value: object) -> str:

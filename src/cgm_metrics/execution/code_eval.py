@@ -139,7 +139,7 @@ def _io_references(references: Any, n_tasks: int, lang: str) -> list[Any]:
     """For every task, the input/output problem its reference holds in place of a test program
     (a JSON row of an input/output format: :func:`~.io_formats.problem_from_reference`), or
     None."""
-    from ..errors import InputError
+    from ..base.errors import InputError
     from .io_formats import problem_from_reference
 
     if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):

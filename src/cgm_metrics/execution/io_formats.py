@@ -58,17 +58,25 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..languages import DEFAULT_LANGUAGE
+from ..base.errors import InputError
+from ..languages import DEFAULT_LANGUAGE, find
 from .io_spec import DataRef, IOSpec, IOTest, OutputRule
 
 #: the formats, in the order a row is tried against them
 FORMATS = ("livecodebench", "code_contests", "sandboxfusion", "normalised", "apps")
 #: a test's input or expected output longer than this (in UTF-8 bytes) is kept on disk
 SPILL_BYTES = 1 << 20
-#: CodeContests' language ids (``Solution.Language`` of its protos) -> execution languages;
-#: 1 is Python 2, which does not run here
-CODE_CONTESTS_LANGUAGES = {2: "cpp", 3: "python", 4: "java"}
+
+
+def code_contests_languages() -> dict[int, str]:
+    """CodeContests' language ids (``Solution.Language`` of its protos) -> the languages that
+    run here, from the language modules' ``code_contests`` (1, Python 2, is none of them)."""
+    from ..languages import all_languages
+
+    return {number: language.name for language in all_languages().values()
+            if language.has("execution") for number in language.code_contests}
+
+
 #: the fields that tell a format, for the error of a row that fits none
 FORMAT_FIELDS = {
     "human-eval": "task_id, prompt, test, entry_point",
@@ -400,13 +408,14 @@ def _code_contests_solutions(reader: _Row, value: Any) -> tuple[tuple[str, str],
         raise reader.fail("solutions", f"{len(languages)} languages but {len(texts)} "
                           "solutions", "give one language id per solution")
     out: list[tuple[str, str]] = []
+    by_id = code_contests_languages()
     for language, text in zip(languages, texts, strict=True):
-        name = CODE_CONTESTS_LANGUAGES.get(language) if isinstance(language, int) else (
-            str(language).lower() if isinstance(language, str) else None)
-        if name in ("python3", "py3"):
-            name = "python"
-        if name is not None and name in CODE_CONTESTS_LANGUAGES.values() \
-                and isinstance(text, str):
+        if isinstance(language, int):
+            name = by_id.get(language)
+        else:
+            found = find(str(language)) if isinstance(language, str) else None
+            name = found.name if found is not None and found.has("execution") else None
+        if name is not None and isinstance(text, str):
             out.append((name, text))
     return tuple(out)
 

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ToolchainMissingError
+from ..base.errors import ToolchainMissingError
 from ..languages import DEFAULT_LANGUAGE, Language, names, resolve
 from ..languages.parts import COMPILE_TIMEOUT, ExecutionPart, Tool, syntax_error
 from .sandbox import (

@@ -37,7 +37,7 @@ import numpy as np
 from ..languages import DEFAULT_LANGUAGE, covering, resolve
 from ..maths.edit_sim.similarity import check_unit, combined_values, edit_similarities
 from ..maths.passk import pass_at_k_per_task
-from ..metric import Metric
+from ..pipeline.metric import Metric
 from .sandbox import (
     WALL_BACKSTOP_FACTOR,
     Limits,

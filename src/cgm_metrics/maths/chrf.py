@@ -38,7 +38,7 @@ from ..core.inputs import check_flag
 from ..core.text import normalize_identifiers as _normalize_identifiers
 from ..core.text import strip_comments as _strip_comments
 from ..languages import resolve_language
-from ..metric import Metric, MetricFlag
+from ..pipeline.metric import Metric, MetricFlag
 
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _EPS = 1e-16
@@ -112,7 +112,7 @@ def _compiled_matches() -> Any:
     """The compiled matcher (csrc/chrf.c), or None (then the numpy one below runs)."""
     import ctypes
 
-    from ..native import library
+    from ..base.native import library
 
     lib = library()
     function = getattr(lib, "cgm_chrf_char_matches", None) if lib is not None else None

@@ -34,7 +34,7 @@ from rapidfuzz.process import cpdist
 
 from ..core.inputs import check_flag
 from ..languages import DEFAULT_LANGUAGE, resolve_language
-from ..metric import Metric
+from ..pipeline.metric import Metric
 
 RATIOS: tuple[str, ...] = ("fuzzywuzzy", "difflib", "rapidfuzz")
 _LITERAL = re.compile(r"<(STR|NUM|CHAR)_LIT:(.*?)>", re.S)

@@ -35,7 +35,7 @@ import numpy as np
 from ..core.inputs import check_int
 from ..core.tokenizers import leaf_tokens
 from ..languages import DEFAULT_LANGUAGE, resolve_language
-from ..metric import Metric
+from ..pipeline.metric import Metric
 from .classic.bleu import _exp, _log  # the C library's exp/log, bit for bit as math's
 
 #: ``tokenize`` choices.

@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from ..base.errors import ItemError
 from ..core.inputs import check_number
-from ..errors import ItemError
 from ..languages import DEFAULT_LANGUAGE, covering
-from ..metric import MeanOfItems
+from ..pipeline.metric import MeanOfItems
 from .ruby.ted import Tree, tree_edit_distance
 
 #: The grammar release the ``tsed`` package is checked against (newer ones download grammars

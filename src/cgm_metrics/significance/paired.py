@@ -355,7 +355,7 @@ def paired_test(
     bootstrap resamples or 10000 randomization trials, p = (c + 1) / (R + 1).
 
     >>> import numpy as np
-    >>> from cgm_metrics.metric import MeanOfItems
+    >>> from cgm_metrics.pipeline.metric import MeanOfItems
     >>> class Mean(MeanOfItems):
     ...     name = "mean"
     ...     def item_values(self, predictions, references):

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..io import InputError
+from ..base.io import InputError
 
 _CHUNK_CELLS = 2_000_000  # count-matrix cells per product: bounds memory at ~16 MB
 

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..core.inputs import check_inputs
 from ..languages import DEFAULT_LANGUAGE
-from ..metric import Metric
-from ..registry import get_metric, is_metric, metrics
+from ..pipeline.metric import Metric
+from ..pipeline.registry import get_metric, is_metric, metrics
 from . import resampling
 from .classical import metric_exact_test
 from .paired import (
@@ -37,7 +37,7 @@ SACREBLEU_NAMES: dict[str, tuple[str, dict[str, Any]]] = {
 def runs_code(metric: Any) -> bool:
     """True when ``metric`` (a name, a Metric) runs the code it scores (pass@k): its systems
     are then candidate lists per task and its references test programs."""
-    from ..registry import metric_class
+    from ..pipeline.registry import metric_class
 
     if isinstance(metric, Metric):
         return bool(metric.runs_code)

@@ -42,7 +42,7 @@ import numpy as np
 
 from ...core.tokenizers import tranx_tokenize
 from ...languages import DEFAULT_LANGUAGE, resolve_language
-from ...metric import Metric
+from ...pipeline.metric import Metric
 
 #: ``tokenize`` choices: the study's code tokenizer and sacrebleu's offline tokenizers.
 TOKENIZERS: tuple[str, ...] = ("code", "none", "13a", "intl", "char", "zh")

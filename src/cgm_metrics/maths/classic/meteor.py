@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ...languages import DEFAULT_LANGUAGE, resolve_language
-from ...metric import MeanOfItems
+from ...pipeline.metric import MeanOfItems
 from .tokens import token_function
 from .wordnet import WORDNET_VERSION, load_wordnet
 

@@ -38,7 +38,7 @@ import numpy as np
 from rapidfuzz.distance import Indel, LCSseq
 
 from ...languages import DEFAULT_LANGUAGE, resolve_language
-from ...metric import MeanOfItems
+from ...pipeline.metric import MeanOfItems
 from .tokens import token_function
 
 #: ``implementation`` choices of rouge_n and rouge_l

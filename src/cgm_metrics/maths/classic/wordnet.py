@@ -33,7 +33,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ...errors import MetricUnavailableError
+from ...base.errors import MetricUnavailableError
 
 WORDNET_VERSION = "3.0"
 

@@ -20,7 +20,7 @@ from functools import cache
 from itertools import accumulate
 from typing import Any
 
-from ... import native
+from ...base import native
 from .options import CodeBleuOptions
 from .score import N_COLUMNS, SYNTAX_MATCH
 from .tables import MAX_DEPTH, CommentStyle, DataflowRules, scanned_style

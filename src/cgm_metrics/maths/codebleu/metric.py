@@ -1,4 +1,4 @@
-"""CodeBLEU as a :class:`~cgm_metrics.metric.Metric`: per-item statistics rows (numpy) for
+"""CodeBLEU as a :class:`~cgm_metrics.pipeline.metric.Metric`: per-item statistics rows (numpy) for
 corpus scores, per-item scores, resampling and significance tests. Its :meth:`~cgm_metrics.
 metric.Metric.compute` (``calc_codebleu``, ``compute_codebleu``, the evaluate module) scores
 the rows as plain floats, without numpy: the same formula, the same bits."""
@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...languages import DEFAULT_LANGUAGE, covering
-from ...metric import Metric, MetricFlag
+from ...pipeline.metric import Metric, MetricFlag
 from . import score
 from .options import CodeBleuOptions
 from .score import COLUMN_NAMES, N_COLUMNS

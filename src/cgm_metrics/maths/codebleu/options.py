@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ...errors import UnsupportedLanguageError
+from ...base.errors import UnsupportedLanguageError
 from ...languages import DEFAULT_LANGUAGE, Language, names, resolve
 from ...languages.parts import LanguageSpec
 from .tables import DataflowRules, comment_style_name

@@ -2,7 +2,7 @@
 
 The compiled engine (``engine.py``, the C library built at install time) runs by default;
 ``CGM_CODEBLEU_ENGINE=python`` selects the reference (``reference.py``), which also runs
-when the library is not available (``cgm_metrics.native.unavailable_reason()`` says why).
+when the library is not available (``cgm_metrics.base.native.unavailable_reason()`` says why).
 Both give the same rows; the tests keep them equal on every golden file.
 """
 

@@ -16,7 +16,7 @@ from rapidfuzz.distance import Levenshtein
 
 from ...core.tokenizers import code_tokens
 from ...languages import DEFAULT_LANGUAGE, resolve_language
-from ...metric import MeanOfItems
+from ...pipeline.metric import MeanOfItems
 
 UNITS = ("char", "token")
 

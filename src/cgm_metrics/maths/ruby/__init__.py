@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...languages import DEFAULT_LANGUAGE, covering, resolve_language
-from ...metric import MeanOfItems, MetricFlag
+from ...pipeline.metric import MeanOfItems, MetricFlag
 from .ged import graph_edit_distance, graph_similarity
 from .pdg import ProgramGraph, pdg_languages, program_graph, statement_graph
 from .scoring import (

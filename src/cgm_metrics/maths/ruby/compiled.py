@@ -1,6 +1,6 @@
 """RUBY's program graph with its per-node walks compiled (``csrc/pdg.c``).
 
-The C library (:mod:`cgm_metrics.native`) walks the tree-sitter tree into a flat tree
+The C library (:mod:`cgm_metrics.base.native`) walks the tree-sitter tree into a flat tree
 (CodeBLEU's compiled walk) and computes the statements, the variable occurrences with their
 roles, and the graph's nodes, labels and structural edges; the reaching definitions over the
 statements and the def-use edges are joined here, as :func:`.pdg.program_graph` joins them.

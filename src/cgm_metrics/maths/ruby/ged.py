@@ -35,7 +35,7 @@ from .pdg import ProgramGraph
 @cache
 def _compiled_assignment():
     """The C library's assignment (``csrc/lsap.c``), or None where the library is not built."""
-    from ... import native
+    from ...base import native
 
     library = native.library()
     if library is None:

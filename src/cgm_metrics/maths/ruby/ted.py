@@ -12,7 +12,7 @@ mirror orientations (left paths or right paths) needs fewer cells; the distance 
 because mirroring both trees maps edit scripts one to one.
 
 The kernel is compiled C (``csrc/ted.c``, built at install time into the project's library,
-``cgm_metrics.native``) and runs as plain Python where the library was not built, with
+``cgm_metrics.base.native``) and runs as plain Python where the library was not built, with
 identical results.
 """
 
@@ -208,7 +208,7 @@ def _zhang_shasha(lab1, left1, keys1, lab2, left2, keys2, relabel, delete=1, ins
 @lru_cache(maxsize=1)
 def _kernel():
     """The compiled kernel (the project's C library), or the Python one."""
-    from ... import native
+    from ...base import native
 
     library = native.library()
     if library is None:

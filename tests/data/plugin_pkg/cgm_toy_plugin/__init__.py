@@ -1,6 +1,6 @@
 from cgm_metrics.languages import resolve_language
 from cgm_metrics.languages.parts import LanguageSpec
-from cgm_metrics.metric import MeanOfItems, MetricFlag
+from cgm_metrics.pipeline.metric import MeanOfItems, MetricFlag
 
 
 class TokenOverlap(MeanOfItems):
