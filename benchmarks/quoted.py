@@ -86,6 +86,7 @@ MEASURED: dict[str, tuple[str, ...]] = {
     "tsed": (*COMMON, *_LANGUAGES, "src/cgm_metrics/maths/tsed.py"),
     "codexglue_edit_sim": (*COMMON, "src/cgm_metrics/maths/codexglue.py"),
     "meteor": (*COMMON, "src/cgm_metrics/maths/classic"),
+    "io_judge_speed": (*COMMON, *_LANGUAGES, "src/cgm_metrics/execution"),
     "significance": (*COMMON, "src/cgm_metrics/significance", "src/cgm_metrics/maths/chrf.py",
                      "src/cgm_metrics/maths/classic"),
 }
