@@ -162,9 +162,6 @@ class Service:
     def _count(self, status: str) -> None:
         self.answered[status] = self.answered.get(status, 0) + 1
 
-    def deadline(self, run: RunRequest) -> float:
-        return self.config.queue_timeout + run.seconds + RUN_MARGIN
-
     def submit(self, jobs: list[Job]) -> None:
         try:
             self.pool.submit(jobs)
@@ -175,25 +172,37 @@ class Service:
             raise _refusal(503, "Draining", f"{error}; retry on another server or later.",
                            retry_after=5, close=True) from None
 
-    async def outcome(self, job: Job, run: RunRequest, started: float) -> dict[str, Any]:
-        """The answer of ``job`` once it ended, or at its deadline (then cancelled)."""
-        remaining = started + self.deadline(run) - time.monotonic()
+    async def outcome(self, job: Job, run: RunRequest, ahead: int = 0) -> dict[str, Any]:
+        """The answer of ``job`` once it ended; a 504 :class:`_Refused` when it waited
+        ``queue_timeout`` seconds for a worker (plus, for the program of a batch with
+        ``ahead`` programs before it, their share of the workers' time), then taken out of
+        the queue; a
+        ``SandboxError`` answer when it ran past its limits plus a margin (its worker
+        killed and replaced)."""
         waiter = asyncio.wrap_future(job.future)
         try:
-            result = await asyncio.wait_for(asyncio.shield(waiter), max(0.0, remaining))
-        except (TimeoutError, asyncio.TimeoutError):
-            state = self.pool.cancel(job, "its deadline passed")
-            if state == "queued":
-                raise _refusal(
-                    504, "QueueTimeout", f"the program waited {self.config.queue_timeout:g} s "
-                    "in the queue without a free worker; retry later or on another server.",
-                    retry_after=self.pool.retry_after()) from None
-            if state == "done" and job.future.done() and job.future.exception() is None:
-                return run_code_answer(job.future.result(), run.compile_steps)
-            return sandbox_error_answer(
-                f"the run passed its deadline ({self.deadline(run):g} s: its limits plus "
-                f"{RUN_MARGIN:g} s) without an answer from its worker, which was killed and "
-                "replaced. This is a harness failure, not the program's.")
+            try:
+                waited = self.config.queue_timeout + (ahead // self.pool.size) * run.seconds
+                result = await asyncio.wait_for(asyncio.shield(waiter), waited)
+            except (TimeoutError, asyncio.TimeoutError):
+                if self.pool.cancel(job, "it waited too long", only_queued=True) == "queued":
+                    raise _refusal(
+                        504, "QueueTimeout", f"the program waited {waited:g} s in the queue "
+                        "without a free worker; retry later or on another server.",
+                        retry_after=self.pool.retry_after()) from None
+                began = job.started_at if job.started_at is not None else time.monotonic()
+                remaining = began + run.seconds + RUN_MARGIN - time.monotonic()
+                try:
+                    result = await asyncio.wait_for(asyncio.shield(waiter), max(0.0, remaining))
+                except (TimeoutError, asyncio.TimeoutError):
+                    self.pool.cancel(job, "its deadline passed")
+                    if job.future.done() and not job.future.cancelled() and (
+                            job.future.exception() is None):
+                        return run_code_answer(job.future.result(), run.compile_steps)
+                    return sandbox_error_answer(
+                        f"the run passed its deadline (its limits, {run.seconds:g} s, plus "
+                        f"{RUN_MARGIN:g} s) without an answer from its worker, which was killed "
+                        "and replaced. This is a harness failure, not the program's.")
         except SandboxError as error:
             return sandbox_error_answer(str(error))
         except (Cancelled, Draining) as error:
@@ -239,7 +248,6 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
 
     @app.post("/run_code")
     async def run_code(request: Request) -> Any:
-        started = time.monotonic()
         service.requests += 1
         try:
             draining_check()
@@ -252,7 +260,7 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
         except _Refused as error:
             return refused(error)
         watcher = asyncio.ensure_future(_disconnected(request))
-        outcome = asyncio.ensure_future(service.outcome(job, run, started))
+        outcome = asyncio.ensure_future(service.outcome(job, run))
         try:
             done, _ = await asyncio.wait({watcher, outcome},
                                          return_when=asyncio.FIRST_COMPLETED)
@@ -272,7 +280,6 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
 
     @app.post("/v1/batch")
     async def batch(request: Request) -> Any:
-        started = time.monotonic()
         service.requests += 1
         try:
             draining_check()
@@ -287,7 +294,7 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
 
         async def one(index: int) -> tuple[int, dict[str, Any]]:
             try:
-                return index, await service.outcome(jobs[index], runs[index], started)
+                return index, await service.outcome(jobs[index], runs[index], index)
             except _Refused as error:
                 return index, {**sandbox_error_answer(error.body["message"]),
                                "http_status": error.status}

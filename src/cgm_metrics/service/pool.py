@@ -231,11 +231,14 @@ class Pool:
         at a second a program, at least 1)."""
         return max(1, min(60, (len(self._queue) + more) // self.size))
 
-    def cancel(self, job: Job, reason: str) -> str:
-        """Cancel ``job``: out of the queue, or its worker killed (and replaced); the state it
-        was in (``"queued"``, ``"running"``, or ``"done"`` when it had already ended)."""
+    def cancel(self, job: Job, reason: str, only_queued: bool = False) -> str:
+        """Cancel ``job``: out of the queue, or its worker killed (and replaced; not with
+        ``only_queued``); the state it was in (``"queued"``, ``"running"``, or ``"done"`` when
+        it had already ended)."""
         with self._condition:
             state = job.state
+            if only_queued and state != "queued":
+                return state
             if state == "queued":
                 try:
                     self._queue.remove(job)

@@ -83,6 +83,9 @@ DEFAULT_RUN_TIMEOUT = 10.0
 RUN_CODE_FIELDS = ("code", "language", "compile_timeout", "run_timeout", "memory_limit_MB",
                    "stdin", "files", "fetch_files")
 
+#: where a run's standard input is written when the sandbox's steps take none of their own
+STDIN_FILE = ".cgm-stdin"
+
 _PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)",
                            re.M)
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -187,7 +190,7 @@ def _files(value: Any, source: str) -> dict[str, str]:
     for name, content in value.items():
         where = f"files[{name!r}]"
         path = check_relative_path(name, where)
-        if path == source or path in ("main", "main.js"):
+        if path in (source, "main", "main.js", STDIN_FILE):
             raise RequestError(where, f"`{where}` would replace the program's own file "
                                       f"({path}); name it otherwise.")
         if content is None:  # SandboxFusion's client allows None: an empty file
@@ -242,11 +245,14 @@ def whole_program(language: str, code: str, files: Mapping[str, str] | None = No
     if compile_argv is not None:
         steps.append(Step(argv=filled(compile_argv), timeout=compile_timeout, env=compile_env))
     run: dict[str, Any] = {"argv": filled(run_argv), "timeout": run_timeout, "env": run_env}
-    if stdin is not None:
+    written = {**(files or {}), source: code}
+    if stdin is not None and stdin_supported():
         run["stdin"] = stdin
+    elif stdin is not None:  # a file of the run's folder, redirected by the system's shell
+        written[STDIN_FILE] = stdin
+        run["argv"] = ("/bin/sh", "-c", f'exec "$@" < {STDIN_FILE}', "sh", *run["argv"])
     steps.append(Step(**run))
-    program = LanguageProgram(tuple(steps), {**(files or {}), source: code},
-                              language=spec.name)
+    program = LanguageProgram(tuple(steps), written, language=spec.name)
     return program, int(compile_argv is not None)
 
 
@@ -285,9 +291,6 @@ def parse_run_code(data: Any, settings: Settings) -> RunRequest:
     stdin = data.get("stdin")
     if stdin is not None:
         stdin = _text(stdin, "stdin")
-        if not stdin_supported():
-            raise RequestError("stdin", "`stdin` is not supported by this version's sandbox; "
-                                        "send the input in a file (`files`) instead.")
     source = _WHOLE_PROGRAMS[get_language(language).name][0]
     files = _files(data.get("files"), source)
     fetch = data.get("fetch_files") or []
