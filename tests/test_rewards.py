@@ -15,9 +15,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from sacrebleu.metrics import CHRF
-
 from hostile_programs import needs_sandbox
+from sacrebleu.metrics import CHRF
 
 DATA = Path(__file__).parent / "data"
 TEST = "def check(f):\n    assert f(2) == 4\n    assert f(-3) == 9\n\ncheck(square)\n"

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 import requests
-
 from hostile_programs import needs_sandbox
 from serve_helpers import load_verl_sandbox_fusion, running_server
 
@@ -80,7 +79,7 @@ def test_compiled_language_compile_error_has_no_run_result(server):
 
 
 def test_stdin_and_files(server):
-    files = {"data/in.txt": base64.b64encode("from a file".encode()).decode()}
+    files = {"data/in.txt": base64.b64encode(b"from a file").decode()}
     answer = post(server, {"code": "import sys\nprint(sys.stdin.read().upper())\n"
                                    "print(open('data/in.txt').read())",
                            "language": "python", "stdin": "from stdin", "files": files}).json()
