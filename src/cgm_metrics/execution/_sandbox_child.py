@@ -43,6 +43,7 @@ import os
 import re
 import resource
 import signal
+import socket
 import struct
 import sys
 import time
@@ -84,7 +85,8 @@ SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 RUN_DIR = "/tmp/cgm-run"
 NESTED_ID = 1000  # the program's uid and gid inside its own user namespace
 GRACE_SECONDS = 1.0  # after a step's limit, before init kills it (code_eval's join allows 1 s)
-OUTPUT_LIMIT = 64 * 1024
+OUTPUT_LIMIT = 64 * 1024  # the tail of stdout and stderr kept, unless a step asks for more
+OUTPUT_CHECK_SECONDS = 0.01  # how often a step's stdout is measured against its bound
 VERDICT_LIMIT = 1 << 20
 OPEN_FILES = 1024
 CATCHABLE = [
@@ -487,6 +489,10 @@ class Deadline(Exception):
     """A step's wall-clock limit, raised in the worker by its alarm."""
 
 
+class OutputExceeded(Exception):
+    """A step's stdout grew past its bound (``max_output``), seen by the worker's alarm."""
+
+
 class Run:
     """One request, in the worker's init: a mount and an IPC namespace of its own with fresh
     private directories, then a fresh process per step."""
@@ -501,6 +507,22 @@ class Run:
         self.nonce = request["nonce"].encode()
         self.home = "/tmp"
         self.deadline = 0.0
+        self.stdin = None  # the read end of the step's stdin pipe, from the host
+        self.watched = None  # (stdout fd, bound): a step whose stdout has a bound
+        self.open = False  # a session: the run stays, for steps sent one at a time
+
+    def _stdins(self, steps):
+        """The read ends of the stdin pipes of ``steps`` (one per step that has one), sent by
+        the host on the worker's socket beside the request."""
+        count = sum(1 for step in steps if step.get("stdin"))
+        if not count:
+            return []
+        _, fds, _, _ = socket.recv_fds(self.worker.fd_socket, 1, count)
+        if len(fds) != count:
+            for fd in fds:
+                os.close(fd)
+            raise OSError(errno.EPROTO, f"expected {count} stdin pipes, got {len(fds)}")
+        return fds
 
     def execute(self):
         """The reply: a record per step run (stopping at the first that fails), or a
@@ -523,16 +545,52 @@ class Run:
             self._leave()
             return {"setup_error": f"preparing the run's private directories: {error}"}
         times["ready"] = time.monotonic()
+        steps = self.request["steps"]
+        stdins = []
+        ended = False
         try:
-            for step in self.request["steps"]:
+            stdins = self._stdins(steps)
+            for step in steps:
+                self.stdin = stdins.pop(0) if step.get("stdin") else None
                 record = self.step(step)
                 records.append(record)
                 if not record.pop("continue"):
+                    ended = True
                     break
         finally:
-            self._leave()
+            for fd in stdins:  # the steps not run: their pipes closed (the host's writer ends)
+                os.close(fd)
+            self.open = bool(self.request.get("session")) and not ended and bool(records or
+                                                                                 not steps)
+            if not self.open:
+                self._leave()
         times["left"] = time.monotonic()
-        return {"steps": records, "features": worker.run_features, "times": times}
+        reply = {"steps": records, "features": worker.run_features, "times": times}
+        if self.request.get("session"):
+            reply["open"] = self.open
+        return reply
+
+    def session(self, requests, replies):
+        """The steps of an open run (``session``), one request each, each in the same private
+        directory (e.g. a program built by the run's first steps, run once per test), until
+        ``{"op": "end"}``; then back to the worker's namespaces and one last reply."""
+        try:
+            while True:
+                request = receive(requests)
+                if request is None or request.get("op") != "step":
+                    break
+                step = request["step"]
+                self.nonce = request["nonce"].encode()
+                self.stdin = self._stdins([step])[0] if step.get("stdin") else None
+                started = time.monotonic()
+                record = self.step(step)
+                record.pop("continue")
+                send(replies, {"steps": [record], "features": self.worker.run_features,
+                               "times": {"received": started, "ready": started,
+                                         "left": time.monotonic()}})
+        finally:
+            self._leave()
+        send(replies, {"closed": True})
 
     def _leave(self):
         """Back to the worker's namespaces (the run's go away with its last process)."""
@@ -578,6 +636,8 @@ class Run:
         verdict = _scratch_file("verdict")
         started_r, started_w = os.pipe()
         seconds = step["timeout"] + GRACE_SECONDS
+        bound = step.get("max_output")
+        self.watched = (out, int(bound)) if bound is not None else None
         # the deadline's handler is set before the fork: after it, every page this process
         # writes is copied while the program's process still shares it
         self.deadline = time.monotonic() + seconds
@@ -588,7 +648,10 @@ class Run:
             os.close(started_r)
             self.program(step, out, err, verdict, started_w)  # never returns
         os.close(started_w)
-        timed_out, status, cpu = self._wait(program, seconds)
+        if self.stdin is not None:  # the program holds it now; the host's writer sees its end
+            os.close(self.stdin)
+            self.stdin = None
+        timed_out, status, cpu, exceeded = self._wait(program, seconds)
         ended = time.monotonic()
         killed, leftover = self._clean_up(program)
         cleaned = time.monotonic()
@@ -599,17 +662,20 @@ class Run:
         words = said[0].split(" ")
         started = words[0] == "started" and len(words) == 3
         begun = float(words[2]) if started else ended
+        stdout_bytes = os.fstat(out).st_size
         record = {
             "started": started,
             "own_user_namespace": started and words[1] == "u",
             "wait_status": status,
             "timed_out": timed_out,
+            "output_exceeded": exceeded or (bound is not None and stdout_bytes > bound),
+            "stdout_bytes": stdout_bytes,
             "duration": ended - begun,
             "cpu": cpu,
             "killed": killed,
             "leftover": leftover,
             "output_bytes": max(os.fstat(out).st_size, os.fstat(err).st_size),
-            "stdout": _tail(out, OUTPUT_LIMIT),
+            "stdout": _tail(out, OUTPUT_LIMIT) if bound is None else _head(out, int(bound)),
             "stderr": _tail(err, OUTPUT_LIMIT),
             "verdict": _head(verdict, VERDICT_LIMIT),
             "times": {"forked": forked, "started": begun, "ended": ended, "cleaned": cleaned},
@@ -626,21 +692,30 @@ class Run:
             os.close(fd)
         record["continue"] = (
             not timed_out and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-            and "setup_error" not in record
+            and "setup_error" not in record and not record["output_exceeded"]
         )
         return record
 
     def _on_alarm(self, signum, frame):
         if time.monotonic() >= self.deadline - 0.001:
             raise Deadline()
+        watched = self.watched
+        if watched is not None and os.fstat(watched[0]).st_size > watched[1]:
+            raise OutputExceeded()
 
     def _wait(self, pid, seconds):
         """Reap children until ``pid`` ends; at the deadline (``self.deadline``, whose
-        handler is set), kill the whole run. Returns (timed out, wait status, CPU seconds
-        (user + system) of the processes reaped, with the children they reaped themselves)."""
-        timed_out = False
+        handler is set), or when its stdout passes its bound (``self.watched``, measured every
+        OUTPUT_CHECK_SECONDS), kill the whole run. Returns (timed out, wait status, CPU
+        seconds (user + system) of the processes reaped, with the children they reaped
+        themselves, whether the output bound ended it)."""
+        timed_out = exceeded = False
         cpu = 0.0
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        if self.watched is not None:
+            tick = min(seconds, OUTPUT_CHECK_SECONDS)
+            signal.setitimer(signal.ITIMER_REAL, tick, tick)
+        else:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             while True:
                 try:
@@ -650,11 +725,16 @@ class Run:
                     signal.setitimer(signal.ITIMER_REAL, 0)
                     self._kill_all(pid)
                     continue
+                except OutputExceeded:
+                    exceeded = True
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    self._kill_all(pid)
+                    continue
                 except ChildProcessError:  # cannot happen before pid is reaped
-                    return timed_out, 0, cpu
+                    return timed_out, 0, cpu, exceeded
                 cpu += usage.ru_utime + usage.ru_stime
                 if done == pid:
-                    return timed_out, status, cpu
+                    return timed_out, status, cpu, exceeded
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, signal.SIG_IGN)
@@ -709,7 +789,8 @@ class Run:
                 os.close(started)
                 nonce = self.nonce
                 self.nonce = self.request = None
-                _sandbox_runner.run_python(step["source"], nonce, float(step["timeout"]))
+                _sandbox_runner.run_python(step["source"], nonce, float(step["timeout"]),
+                                           as_main=bool(step.get("as_main")))
             argv = step["argv"]
             for number in CATCHABLE:
                 signal.signal(number, signal.SIG_DFL)
@@ -734,8 +815,8 @@ class Run:
         worker = self.worker
         os.setsid()
         os.chdir(self.home)
-        null = os.open(os.devnull, os.O_RDONLY)
-        targets = {0: null, 1: out, 2: err, 4: verdict}
+        stdin = self.stdin if self.stdin is not None else os.open(os.devnull, os.O_RDONLY)
+        targets = {0: stdin, 1: out, 2: err, 4: verdict}
         if step.get("vouch"):  # the run's token, for the harness code after the last test
             targets[3] = _scratch_file("token")
             os.write(targets[3], self.nonce)
@@ -761,7 +842,10 @@ class Run:
             (resource.RLIMIT_CPU, (cpu, cpu + 1)),
             (resource.RLIMIT_AS, (self.memory_bytes,) * 2),
             (resource.RLIMIT_NPROC, (self.max_processes,) * 2),
-            (resource.RLIMIT_FSIZE, (self.max_file_bytes,) * 2),
+            # a bounded stdout may pass its bound (by a byte at least): the bound, not the file
+            # size limit, then ends the step
+            (resource.RLIMIT_FSIZE, (max(self.max_file_bytes,
+                                         int(step.get("max_output") or 0) + 1),) * 2),
             (resource.RLIMIT_NOFILE, (OPEN_FILES,) * 2),
             (resource.RLIMIT_CORE, (0, 0)),
         ):
@@ -864,6 +948,7 @@ class Worker:
         self.notes = {}
         self.filesystem = None
         self.base = {}
+        self.fd_socket = None  # where the host sends the read ends of stdin pipes
 
     def setup(self):
         """Namespaces and file system, once (as the process that will start init)."""
@@ -939,12 +1024,19 @@ class Worker:
             request = receive(requests)
             if request is None or request.get("op") == "exit":
                 return
+            run = Run(self, request)
             try:
-                reply = self.run(request)
+                reply = run.execute()
             except Exception as error:  # noqa: BLE001 - a harness failure, reported as such
                 send(replies, {"setup_error": f"{type(error).__name__}: {error}"})
                 return  # (e.g. could not return to its own namespaces) never run another
             send(replies, reply)
+            if run.open:
+                try:
+                    run.session(requests, replies)
+                except Exception as error:  # noqa: BLE001 - a harness failure, as above
+                    send(replies, {"setup_error": f"{type(error).__name__}: {error}"})
+                    return
 
 
 # --- warm before the first program ---------------------------------------------------------------
@@ -1016,6 +1108,8 @@ def main():
     if config is None:
         return
     worker = Worker(config)
+    if len(sys.argv) > 3:
+        worker.fd_socket = socket.socket(fileno=int(sys.argv[3]))
     try:
         worker.setup()
         if worker.isolated:

@@ -80,9 +80,14 @@ class _TimedOut(BaseException):
     than its program often does."""
 
 
-def run_python(source, nonce, timeout, verdict_fd=4):
+def run_python(source, nonce, timeout, verdict_fd=4, as_main=False):
     """Run ``source`` as code_eval does (``exec`` in a fresh namespace, ``"<string>"`` as its
-    file name), then vouch for it. Never returns: the process ends here."""
+    file name), then vouch for it. Never returns: the process ends here.
+
+    ``as_main``: as ``python program.py`` runs a script (a program reading its stdin): its
+    ``__name__`` is ``"__main__"``, ``sys.exit()`` / ``exit(0)`` end it normally (another
+    exit status fails), and its non-daemon threads are waited for (within the time limit)
+    before it ends, as the interpreter waits for them."""
     # everything used after the program ran is bound here, before it can replace anything
     write, exit_now, getpid = os.write, os._exit, os.getpid
     truncate, seek = os.ftruncate, os.lseek
@@ -126,7 +131,17 @@ def run_python(source, nonce, timeout, verdict_fd=4):
         signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
-            exec(code, {})  # a fresh namespace, as code_eval does
+            if as_main:
+                try:
+                    exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+                except SystemExit as error:
+                    if error.code not in (None, 0):
+                        raise
+                threading = sys.modules.get("threading")
+                if threading is not None:  # the program's threads, as the interpreter's end
+                    threading._shutdown()
+            else:
+                exec(code, {})  # a fresh namespace, as code_eval does
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except TimedOut:

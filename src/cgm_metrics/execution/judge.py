@@ -30,7 +30,7 @@ table and the paired tests' exact test.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -64,10 +64,12 @@ class TaskKind(Protocol):
 
     name: str
 
-    def tests(self, problem: Problem, completion: str, extract: bool = False
-              ) -> tuple[list[Test], Any]:
+    def tests(self, problem: Problem, completion: str, extract: bool = False,
+              all_tests: bool = False) -> tuple[list[Test], Any]:
         """The tests of ``completion`` (a chat answer when ``extract``), and the extraction
-        (:class:`~cgm_metrics.execution.extract.Extraction`, or None without ``extract``)."""
+        (:class:`~cgm_metrics.execution.extract.Extraction`, or None without ``extract``).
+        ``all_tests``: run every test, not only up to the first that fails (a kind whose
+        tests all run anyway ignores it)."""
         ...
 
 
@@ -77,8 +79,8 @@ class ProgramTask:
 
     name = "program"
 
-    def tests(self, problem: Problem, completion: str, extract: bool = False
-              ) -> tuple[list[Test], Any]:
+    def tests(self, problem: Problem, completion: str, extract: bool = False,
+              all_tests: bool = False) -> tuple[list[Test], Any]:
         if extract:
             from .extract import program_for_answer
 
@@ -87,8 +89,16 @@ class ProgramTask:
         return [Test("tests", program_for(problem, completion))], None
 
 
-#: the kinds of task, by name (a problem's ``kind``; "program" when it names none)
-KINDS: dict[str, TaskKind] = {ProgramTask.name: ProgramTask()}
+def _io_task() -> TaskKind:
+    from .io_judge import IOTask
+
+    return IOTask()
+
+
+#: the kinds of task, by name (a problem's ``kind``; "program" when it names none): "program"
+#: (:class:`ProgramTask`) and "io" (tests of input and expected output:
+#: :class:`~cgm_metrics.execution.io_judge.IOTask`)
+KINDS: dict[str, TaskKind] = {ProgramTask.name: ProgramTask(), "io": _io_task()}
 
 
 def kind_of(problem: Problem) -> TaskKind:
@@ -113,9 +123,11 @@ class Job:
     code: str = ""
 
 
-def problem_job(key: Any, problem: Problem, completion: str, extract: bool = False) -> Job:
-    """The :class:`Job` of ``completion`` of a task of a problem file."""
-    tests, extraction = kind_of(problem).tests(problem, completion, extract)
+def problem_job(key: Any, problem: Problem, completion: str, extract: bool = False,
+                all_tests: bool = False) -> Job:
+    """The :class:`Job` of ``completion`` of a task of a problem file (``all_tests``: every
+    test of an input/output task runs, not only up to its first failure)."""
+    tests, extraction = kind_of(problem).tests(problem, completion, extract, all_tests)
     code = completion if extraction is None else (extraction.code or "")
     return Job(key, tuple(tests), extraction, code)
 
@@ -200,6 +212,8 @@ class SampleVerdict:
     attempt: int = 1
     extraction: Any = None
     first_status: str | None = None
+    #: for an input/output task, how many tests it has (``tests`` holds those that ran)
+    tests_total: int | None = None
 
     @property
     def deciding(self) -> TestVerdict:
@@ -253,10 +267,39 @@ class SampleVerdict:
     def timeout_detail(self) -> str | None:
         return self.deciding.timeout_detail() if self.status == "timeout" else None
 
+    @property
+    def judge(self) -> str | None:
+        """The judge's verdict of an input/output task (``"accepted"``, ``"wrong_answer"``,
+        ``"time_limit"``, ...: ``io_judge.VERDICTS``), from its deciding test; None for
+        another kind."""
+        return self.deciding.run.judge
+
+    @property
+    def tests_passed(self) -> int:
+        """How many of its tests passed."""
+        return sum(t.passed for t in self.tests)
+
+    @property
+    def tests_share(self) -> float:
+        """The share of the task's tests that passed (of ``tests_total`` for an input/output
+        task, whose run may stop at its first failing test): partial credit."""
+        total = self.tests_total if self.tests_total is not None else len(self.tests)
+        return self.tests_passed / total if total else 0.0
+
+    @property
+    def io(self) -> Mapping[str, Any] | None:
+        """For an input/output task that failed, its deciding test's name, input, expected
+        and actual output and stderr (each cut to ``io_judge.DETAIL_CHARS``)."""
+        return self.deciding.run.io
+
     def record(self) -> dict[str, Any]:
-        """What code_eval's result dict says of the verdict."""
-        return {"passed": self.passed, "result": self.result, "status": self.status,
-                "limit": self.limit, "verdict": self.verdict}
+        """What code_eval's result dict says of the verdict (and an input/output task's
+        ``judge`` verdict)."""
+        record = {"passed": self.passed, "result": self.result, "status": self.status,
+                  "limit": self.limit, "verdict": self.verdict}
+        if self.judge is not None:
+            record["judge"] = self.judge
+        return record
 
 
 # ---------------------------------------------------------------- the judge
@@ -313,17 +356,28 @@ class Judge:
         try:
             runs: list[Verdict] = []
             tests: list[TestVerdict] = []
+            total: int | None = None
             for (job, index, copy), verdict in verdicts:
                 runs.append(verdict)
                 if copy + 1 < repeat:
                     continue
                 status, flaky = majority(runs) if repeat > 1 else (verdict.status, False)
-                tests.append(TestVerdict(job.tests[index].name, tuple(runs), status, flaky))
+                speaking = next((v for v in runs if v.status == status), runs[-1])
+                if speaking.tests_total is not None:
+                    # a program that ran its task's tests itself (input/output): a test
+                    # verdict per test, from the copy that speaks for the majority
+                    tests += [TestVerdict(v.test or "", (v,), v.status, flaky)
+                              for v in speaking.tests]
+                    total = speaking.tests_total
+                else:
+                    tests.append(TestVerdict(job.tests[index].name, tuple(runs), status, flaky))
                 runs = []
                 if index + 1 < len(job.tests):
                     continue
-                yield SampleVerdict(job.key, tuple(tests), attempt, job.extraction)
+                yield SampleVerdict(job.key, tuple(tests), attempt, job.extraction,
+                                    tests_total=total)
                 tests = []
+                total = None
         finally:
             verdicts.close()  # on an early end (Ctrl-C, an error): its programs killed, now
 

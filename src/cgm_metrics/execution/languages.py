@@ -182,6 +182,33 @@ class ExecutionLanguage:
         return Program(steps, files)
 
 
+    def build_stdio(self, toolchain: Toolchain, text: str, compile_timeout: float) -> Program:
+        """The program of a whole program ``text`` that reads its stdin (an input/output
+        problem's solution): its build steps (each under ``compile_timeout``), then the step
+        that runs it (no timeout of its own, no completion proof: the caller gives it its
+        stdin and limits). The part's ``stdio`` where it has one, else its file and commands
+        without the proof."""
+        if self.in_interpreter:
+            return Program((Step(python=text, as_main=True),))
+        values = {**toolchain.tools, "source": self.part.source}
+        if self.part.stdio is not None:
+            source, commands = self.part.stdio(text)
+            values["source"] = source
+        else:
+            source, commands = self.part.source, self.part.commands
+
+        def filled(argument: str) -> str:
+            return _PLACEHOLDER.sub(lambda match: values[match.group(1)], argument)
+
+        steps = tuple(
+            Step(argv=tuple(map(filled, command.argv)),
+                 timeout=compile_timeout if command.compile else None,
+                 env=dict(command.env) if command.env else None)
+            for command in commands
+        )
+        return Program(steps, {source: text})
+
+
 def _row(language: Language) -> ExecutionLanguage:
     assert language.execution is not None
     return ExecutionLanguage(language.name, language.display_name, language.names[1:],
@@ -265,6 +292,19 @@ def _built(spec: ExecutionLanguage, toolchain: Toolchain | None, text: Any,
         raise TypeError(f"a program must be a string of code, got {type(text).__name__}.")
     toolchain = toolchain if toolchain is not None else find_toolchain(spec.name)
     program = spec.build(toolchain, text, spec.compile_timeout or 0.0, timeout)
+    return LanguageProgram(program.steps, program.files, language=spec.name)
+
+
+def stdio_program(lang: Any, program_text: str,
+                  toolchain: Toolchain | None = None) -> LanguageProgram:
+    """The :class:`LanguageProgram` of a whole program of ``lang`` that reads its stdin: its
+    build steps, then its run step (see :meth:`ExecutionLanguage.build_stdio`). Raises
+    :class:`ToolchainMissingError` when the tools are missing."""
+    spec = get_language(lang)
+    if not isinstance(program_text, str):
+        raise TypeError(f"a program must be a string of code, got {type(program_text).__name__}.")
+    toolchain = toolchain if toolchain is not None else find_toolchain(spec.name)
+    program = spec.build_stdio(toolchain, program_text, spec.compile_timeout or 0.0)
     return LanguageProgram(program.steps, program.files, language=spec.name)
 
 
@@ -516,6 +556,7 @@ __all__ = [
     "program_of",
     "run_checked",
     "run_sources",
+    "stdio_program",
     "steps_for",
     "tool_version",
     "verdict",

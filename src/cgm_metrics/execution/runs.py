@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -60,7 +60,15 @@ class Verdict:
     ``"Exception"``, ``"SyntaxError"``, ``"Timeout"``...), ``passed`` being
     ``verdict == "OK"``. ``detail``: for a Python program that failed on an exception without
     a message (``result`` is ``"failed: "``, as code_eval writes a bare ``assert``), the
-    exception and the program's line that raised it (:func:`failure_detail`)."""
+    exception and the program's line that raised it (:func:`failure_detail`).
+
+    For a program judged on tests of input and expected output
+    (:mod:`~cgm_metrics.execution.io_judge`): ``judge``, the judge's verdict
+    (``"accepted"``, ``"wrong_answer"``, ``"time_limit"``, ...: ``io_judge.VERDICTS``);
+    ``tests``, the verdict of each test run (each with its ``test`` name), in order;
+    ``tests_total``, how many tests the problem has (a run that stopped at its first
+    failing test ran fewer); ``io``, for the test that decided, its ``input``, ``expected``
+    and ``output`` (and ``stderr``), each cut to ``io_judge.DETAIL_CHARS`` characters."""
 
     passed: bool
     status: str
@@ -73,6 +81,11 @@ class Verdict:
     time_limit: float | None = None
     clock: str = "wall"
     detail: str | None = None
+    judge: str | None = None
+    tests: tuple[Verdict, ...] = ()
+    test: str | None = None
+    tests_total: int | None = None
+    io: Mapping[str, Any] | None = None
 
     @property
     def time_used(self) -> float:
@@ -98,6 +111,15 @@ class Verdict:
             record["timeout_detail"] = detail
         if self.verdict is not None:
             record.update(language=self.language, verdict=self.verdict)
+        if self.judge is not None:
+            record["judge"] = self.judge
+        if self.test is not None:
+            record["test"] = self.test
+        if self.tests_total is not None:
+            record["tests_total"] = self.tests_total
+            record["tests"] = [test.to_dict() for test in self.tests]
+        if self.io is not None:
+            record["io"] = dict(self.io)
         return record
 
 
@@ -152,6 +174,16 @@ def verdict_of(result: ExecutionResult, program: Any = None,
               and not result.result.removeprefix("failed:").strip() else None)
     return Verdict(bool(result.passed), result.status, result.result, result.limit, duration,
                    cpu_time=cpu_time, time_limit=time_limit, clock=clock, detail=detail)
+
+
+def run_one(sandbox: Sandbox, program: Any, limits: Limits, checked: set[str]) -> Verdict:
+    """The verdict of one program in ``sandbox`` under ``limits``: a program that judges
+    itself (one with ``judge_in(sandbox, limits, checked)``, e.g. an input/output problem's
+    tests) says it; any other runs once (:func:`run_checked`, :func:`verdict_of`)."""
+    judge_in = getattr(program, "judge_in", None)
+    if judge_in is not None:
+        return judge_in(sandbox, limits, checked)
+    return verdict_of(run_checked(sandbox, program, limits, checked), program, limits)
 
 
 def _own_limits(key: Any, limits: Limits, limits_for: Callable[[Any], Limits | None] | None
@@ -254,8 +286,7 @@ def _local(items, limits, workers, require_isolation, progress, limits_for=None)
             while item is not None:
                 index, key, program = item
                 own = _own_limits(key, limits, limits_for)
-                result = run_checked(sandbox, program, own, checked)
-                state.put(index, key, verdict_of(result, program, own))
+                state.put(index, key, run_one(sandbox, program, own, checked))
                 if progress is not None:
                     progress(1)
                 item = state.take()
@@ -318,8 +349,7 @@ class _SandboxActor:
             self.sandbox = Sandbox(self.limits, require_isolation=self.require_isolation,
                                    allow_code_execution=True)
         sandbox = self.sandbox
-        return [(index, verdict_of(run_checked(sandbox, program, limits, self.checked), program,
-                                   limits))
+        return [(index, run_one(sandbox, program, limits, self.checked))
                 for index, program, limits in batch]
 
     def results(self, batch: list[tuple[Any, Limits]]) -> list[ExecutionResult]:

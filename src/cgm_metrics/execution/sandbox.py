@@ -56,6 +56,7 @@ are written into that directory first.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import hashlib
 import hmac
 import itertools
@@ -67,6 +68,7 @@ import random
 import secrets
 import select
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -240,13 +242,31 @@ class Step:
     it wrote ``passed <token>`` to file descriptor 4, where ``<token>`` is a per-run secret it
     can read from file descriptor 3 (a memory file; ``/proc/self/fd/3``). A language's harness
     code writes that line after the program's last test (see ``languages.py``), so a program
-    that ends early with status 0 fails."""
+    that ends early with status 0 fails.
+
+    ``stdin``: what the step reads on its standard input (else ``/dev/null``): a text, or an
+    :class:`~cgm_metrics.execution.io_spec.DataRef` (a span of a file). It reaches the program
+    through a pipe written from the host's side as the program reads it (a DataRef is read
+    from its file in chunks, never whole); it is never written where the program could read
+    it as a file.
+
+    ``max_output_bytes``: the step's standard output is kept whole up to this many bytes
+    (:attr:`StepResult.stdout`); a step that writes more is killed, with status ``"killed"``
+    and limit ``"output"``. None (the default): as before, its last 64 KiB are kept and its
+    output is bounded by the limits' ``max_file_mb`` only.
+
+    ``as_main`` (Python code only): the code runs as ``python program.py`` runs a script:
+    ``__name__ == "__main__"``, ``sys.exit(0)`` ends it normally, its threads are waited for
+    (see ``_sandbox_runner.run_python``)."""
 
     python: str | None = None
     argv: tuple[str, ...] | None = None
     timeout: float | None = None
     env: Mapping[str, str] | None = None
     vouch: bool = False
+    stdin: Any = None
+    max_output_bytes: int | None = None
+    as_main: bool = False
 
     def __post_init__(self) -> None:
         if (self.python is None) == (self.argv is None):
@@ -277,6 +297,15 @@ class Step:
             object.__setattr__(self, "env", env)
         if self.vouch and self.argv is None:
             raise ValueError("`vouch` is for commands: a Python step always vouches.")
+        if self.as_main and self.python is None:
+            raise ValueError("`as_main` is for Python code: a command is its own program.")
+        if self.stdin is not None and not isinstance(self.stdin, str) and not all(
+                hasattr(self.stdin, name) for name in ("path", "offset", "length")):
+            raise TypeError(f"`stdin` must be a text or a DataRef, got "
+                            f"{type(self.stdin).__name__}.")
+        if self.max_output_bytes is not None:
+            object.__setattr__(self, "max_output_bytes", check_count(
+                self.max_output_bytes, "max_output_bytes", 1, 1 << 40, "bytes"))
 
     def request(self, timeout: float, cpu_seconds: float | None = None) -> dict:
         """The step as the worker receives it (``cpu_seconds``: its CPU-time limit, if the
@@ -284,11 +313,17 @@ class Step:
         if self.python is not None:
             request = {"kind": "python", "source": self.python, "timeout": timeout,
                        "env": dict(self.env or {})}
+            if self.as_main:
+                request["as_main"] = True
         else:
             request = {"kind": "command", "argv": list(self.argv or ()), "timeout": timeout,
                        "env": dict(self.env or {}), "vouch": bool(self.vouch)}
         if cpu_seconds is not None:
             request["cpu_seconds"] = cpu_seconds
+        if self.stdin is not None:
+            request["stdin"] = True  # its pipe goes beside the request (see _StdinFeeder)
+        if self.max_output_bytes is not None:
+            request["max_output"] = self.max_output_bytes
         return request
 
 
@@ -328,14 +363,16 @@ class StepResult:
     passed: bool
     status: str  # "passed", "failed", "timeout" or "killed" (by the limit named in `limit`)
     returncode: int  # exit status, or 128 + the signal that ended it
-    stdout: str  # the last 64 KiB
-    stderr: str
-    duration: float
+    stdout: str  # the last 64 KiB; with the step's max_output_bytes, all of it up to that
+    stderr: str  # the last 64 KiB
+    duration: float  # wall-clock seconds
     killed_processes: int  # processes still running when the step ended, then killed
     leftover_processes: int  # processes alive after that cleanup (0: none outlived the step)
     result: str  # as evaluate's code_eval: "passed", "timed out" or "failed: <error>"
-    limit: str | None  # "timeout", "memory_mb", "max_processes", "max_file_mb", "open_files"
+    # "timeout", "memory_mb", "max_processes", "max_file_mb", "open_files", "output"
+    limit: str | None
     cpu_time: float = 0.0  # CPU seconds (user + system) of the step's processes
+    stdout_bytes: int = 0  # how many bytes it wrote to stdout (kept or not)
 
 
 @dataclass(frozen=True)
@@ -800,9 +837,14 @@ def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None
         result, limit = None, None
     else:
         vouched, result, limit = returncode == 0, None, None
-    passed = vouched and returncode == 0 and not timed_out
+    exceeded = bool(record.get("output_exceeded")) and step.max_output_bytes is not None
+    passed = vouched and returncode == 0 and not timed_out and not exceeded
     if passed:
         status, result, limit = "passed", "passed", None
+    elif exceeded:
+        status, limit = "killed", "output"
+        result = (f"failed: its output passed max_output_bytes ({step.max_output_bytes} "
+                  "bytes)")
     elif timed_out or signal_number == getattr(signal, "SIGXCPU", -1) or runner_timeout:
         status, result, limit = "timeout", "timed out", "timeout"
     elif signal_number == getattr(signal, "SIGXFSZ", -1):
@@ -836,6 +878,7 @@ def _step_result(step: Step, record: dict, nonce: str, cpu_seconds: float | None
         result=result,
         limit=limit,
         cpu_time=cpu_time,
+        stdout_bytes=int(record.get("stdout_bytes", 0)),
     )
 
 
@@ -854,6 +897,116 @@ def _timing(sent: float, received: float, times: dict, records: list[dict]) -> d
         }
     except (KeyError, IndexError, TypeError):
         return {}
+
+
+
+#: bytes read from a DataRef's file (and written to a pipe) at a time
+STDIN_CHUNK = 1 << 16
+#: the pipe capacity asked for a step's stdin (what a text this long is written at once,
+#: without a writer thread); the kernel may give less (``fs.pipe-max-size``)
+STDIN_PIPE_BYTES = 1 << 20
+_F_SETPIPE_SZ = 1031
+#: the most stdin pipes one program's steps may have (SCM_RIGHTS carries at most 253)
+MAX_STDIN_STEPS = 250
+
+
+def _stdin_bytes(source: Any) -> bytes | None:
+    """The bytes of a text stdin, None for a DataRef (streamed from its file)."""
+    if isinstance(source, str):
+        return source.encode("utf-8", errors="surrogateescape")
+    return None
+
+
+class _StdinFeeder:
+    """Writes the stdin of a run's steps into their pipes from the host's side: a text that
+    fits the pipe at once, now; the rest (a longer text, a DataRef read from its file in
+    chunks) by one thread, in the order of the steps, each pipe until it is written or its
+    reader is gone (the step ended: every read end is closed with it)."""
+
+    def __init__(self, sources: Sequence[Any]) -> None:
+        self.read_ends: list[int] = []
+        self.pending: list[tuple[int, Any, int]] = []  # (write end, source, bytes written)
+        self.thread: threading.Thread | None = None
+        self.stop = threading.Event()
+        try:
+            for source in sources:
+                read_end, write_end = os.pipe2(os.O_CLOEXEC)
+                self.read_ends.append(read_end)
+                data = _stdin_bytes(source)
+                size = len(data) if data is not None else (
+                    source.length if source.length >= 0 else STDIN_PIPE_BYTES)
+                if size > 1 << 16:
+                    try:
+                        fcntl.fcntl(write_end, _F_SETPIPE_SZ, min(size, STDIN_PIPE_BYTES))
+                    except OSError:
+                        pass  # the default capacity; the thread writes the rest
+                written = 0
+                if data is not None:
+                    os.set_blocking(write_end, False)
+                    try:
+                        written = os.write(write_end, data) if data else 0
+                    except BlockingIOError:
+                        written = 0
+                    os.set_blocking(write_end, True)
+                    if written == len(data):
+                        os.close(write_end)
+                        continue
+                self.pending.append((write_end, source if data is None else data, written))
+        except BaseException:
+            self.close()
+            raise
+
+    def start(self) -> None:
+        """Close the host's read ends (the worker has its own) and write the rest."""
+        for fd in self.read_ends:
+            os.close(fd)
+        self.read_ends = []
+        if self.pending:
+            self.thread = threading.Thread(target=self._write, daemon=True, name="sandbox-stdin")
+            self.thread.start()
+
+    def _write(self) -> None:
+        for write_end, source, written in self.pending:
+            try:
+                if isinstance(source, bytes):
+                    view = memoryview(source)[written:]
+                    while view and not self.stop.is_set():
+                        view = view[os.write(write_end, view[:STDIN_CHUNK]):]
+                else:
+                    self._copy(source, write_end)
+            except OSError:  # BrokenPipeError: the step ended without reading all of it
+                pass
+            finally:
+                os.close(write_end)
+        self.pending = []
+
+    def _copy(self, ref: Any, write_end: int) -> None:
+        left = ref.length if ref.length >= 0 else None
+        with open(ref.path, "rb") as handle:
+            handle.seek(ref.offset)
+            while not self.stop.is_set() and (left is None or left > 0):
+                chunk = handle.read(STDIN_CHUNK if left is None else min(left, STDIN_CHUNK))
+                if not chunk:
+                    return
+                if left is not None:
+                    left -= len(chunk)
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(write_end, view):]
+
+    def close(self) -> None:
+        """After the reply: the writer ends (its readers are gone), every end closed."""
+        self.stop.set()
+        for fd in self.read_ends:
+            os.close(fd)
+        self.read_ends = []
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+        else:
+            for write_end, _, _ in self.pending:
+                os.close(write_end)
+            self.pending = []
 
 
 class Sandbox:
@@ -912,13 +1065,16 @@ class Sandbox:
     def _start(self, namespaces: bool) -> None:
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
+        # the read ends of the steps' stdin pipes go to the worker on this socket
+        self._fds, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-s", "-B", str(CHILD_SCRIPT), str(request_r), str(reply_w)],
+                [sys.executable, "-s", "-B", str(CHILD_SCRIPT), str(request_r), str(reply_w),
+                 str(theirs.fileno())],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=self._stderr,
-                pass_fds=(request_r, reply_w),
+                pass_fds=(request_r, reply_w, theirs.fileno()),
                 start_new_session=True,
                 env={
                     "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -930,12 +1086,15 @@ class Sandbox:
         except OSError as error:
             for fd in (request_r, request_w, reply_r, reply_w):
                 os.close(fd)
+            theirs.close()
+            self._fds.close()
             raise SandboxError(
                 f"cannot start the sandbox's interpreter {sys.executable!r}: {error}. Run from a "
                 "Python whose executable exists and can run scripts (sys.executable)."
             ) from None
         os.close(request_r)
         os.close(reply_w)
+        theirs.close()
         self._requests, self._replies = request_w, reply_r
         self._send(
             {
@@ -977,6 +1136,7 @@ class Sandbox:
                 os.close(fd)
             except OSError:
                 pass
+        self._fds.close()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -1083,28 +1243,90 @@ class Sandbox:
         a fresh process; ``files`` are written into its private directory first (with those
         of a Program)."""
         steps = _as_steps(program)
+        limits, written, cpu_limits, timeouts, refused = self._plan(program, steps, files,
+                                                                    limits)
+        if refused is not None:  # this program's failure, decided before it is sent
+            return refused
+        with self._lock:
+            reply, nonce, start, end = self._exchange(steps, written, limits, cpu_limits,
+                                                      timeouts)
+        return self._result(reply, steps, nonce, cpu_limits, timeouts, limits, start, end)
+
+    def session(
+        self,
+        program: Any = (),
+        *,
+        files: Mapping[str, str] | None = None,
+        limits: Limits | None = None,
+    ) -> Session:
+        """A run that stays open: its first steps (``program``: e.g. a compiler's, possibly
+        none) run now, then :meth:`Session.step` runs one more step at a time in the same
+        private directory (e.g. what they built, once per test, each with its own stdin),
+        until :meth:`Session.close` (a context manager). The worker runs nothing else
+        meanwhile. ``session.result`` is the result of the first steps; when one of them
+        failed, the session is already closed."""
+        steps = _as_steps(program) if program else []
+        limits, written, cpu_limits, timeouts, refused = self._plan(program, steps, files,
+                                                                    limits)
+        if refused is not None:
+            return Session(self, limits, refused, open_=False)
+        self._lock.acquire()
+        try:
+            reply, nonce, start, end = self._exchange(steps, written, limits, cpu_limits,
+                                                      timeouts, session=True)
+            result = (self._result(reply, steps, nonce, cpu_limits, timeouts, limits, start,
+                                   end) if steps else None)
+        except BaseException:
+            self._lock.release()
+            raise
+        open_ = bool(reply.get("open"))
+        if not open_:
+            self._lock.release()
+        return Session(self, limits, result, open_=open_)
+
+    def _plan(self, program: Any, steps: list[Step], files: Mapping[str, str] | None,
+              limits: Limits | None) -> tuple[Limits, dict[str, str], list[float | None],
+                                              list[float], ExecutionResult | None]:
         limits = limits if limits is not None else self.limits
         if not isinstance(limits, Limits):
             raise TypeError(f"`limits` must be a Limits, got {type(limits).__name__}.")
         written = dict(program.files) if isinstance(program, Program) else {}
         written.update(_check_files(files))
+        if sum(step.stdin is not None for step in steps) > MAX_STDIN_STEPS:
+            raise ValueError(f"a program may have at most {MAX_STDIN_STEPS} steps with a "
+                             "stdin; run more as a session (Sandbox.session).")
+        cpu_limits, timeouts = self._timeouts(steps, limits)
+        refused = _unrunnable(steps, written, limits)
+        if refused is None:
+            return limits, written, cpu_limits, timeouts, None
+        return limits, written, cpu_limits, timeouts, ExecutionResult(
+            passed=False, status="killed" if refused[1] else "failed", returncode=-1,
+            stdout="", stderr="", isolation=self.isolation, duration=0.0,
+            leftover_processes=0, uid=self.uid, result=refused[0], limit=refused[1],
+        )
+
+    @staticmethod
+    def _timeouts(steps: Sequence[Step], limits: Limits
+                  ) -> tuple[list[float | None], list[float]]:
         # a step's own timeout is wall-clock time; the limits' may count CPU time
         cpu_limits = [limits.timeout if step.timeout is None and limits.clock == "cpu" else None
                       for step in steps]
         timeouts = [step.timeout if step.timeout is not None else limits.wall_timeout
                     for step in steps]
-        refused = _unrunnable(steps, written, limits)
-        if refused is not None:  # this program's failure, decided before it is sent
-            return ExecutionResult(
-                passed=False, status="killed" if refused[1] else "failed", returncode=-1,
-                stdout="", stderr="", isolation=self.isolation, duration=0.0,
-                leftover_processes=0, uid=self.uid, result=refused[0], limit=refused[1],
-            )
+        return cpu_limits, timeouts
+
+    def _exchange(self, steps: Sequence[Step], written: Mapping[str, str], limits: Limits,
+                  cpu_limits: Sequence[float | None], timeouts: Sequence[float],
+                  session: bool = False) -> tuple[dict, str, float, float]:
+        """Send a run's request (with its steps' stdin pipes) and wait for its reply; under
+        the lock."""
+        if self._process is None:
+            raise SandboxError("this sandbox worker was closed; make a new Sandbox.")
         nonce = secrets.token_hex(32)
         request = {
             "op": "run",
             "nonce": nonce,
-            "files": written,
+            "files": dict(written),
             "limits": {
                 "memory_bytes": limits.memory_mb * 1024 * 1024,
                 "max_processes": limits.max_processes,
@@ -1112,14 +1334,34 @@ class Sandbox:
             },
             "steps": [s.request(t, c) for s, t, c in zip(steps, timeouts, cpu_limits, strict=True)],
         }
-        with self._lock:
-            if self._process is None:
-                raise SandboxError("this sandbox worker was closed; make a new Sandbox.")
-            start = time.monotonic()
+        if session:
+            request["session"] = True
+        start = time.monotonic()
+        reply = self._send_with_stdin(request, steps, sum(timeouts) + _REPLY_MARGIN,
+                                      "running a program")
+        return reply, nonce, start, time.monotonic()
+
+    def _send_with_stdin(self, request: dict, steps: Sequence[Step], seconds: float,
+                         doing: str) -> dict:
+        feeder = _StdinFeeder([step.stdin for step in steps if step.stdin is not None])
+        try:
             self._send(request)
-            reply = self._receive(sum(timeouts) + _REPLY_MARGIN, "running a program")
-            end = time.monotonic()
-            duration = end - start
+            if feeder.read_ends:
+                try:
+                    socket.send_fds(self._fds, [b"f"], feeder.read_ends)
+                except OSError:
+                    raise self._died("receiving a program's stdin") from None
+            feeder.start()
+            return self._receive(seconds, doing)
+        finally:
+            feeder.close()
+
+    def _result(self, reply: dict, steps: Sequence[Step], nonce: str,
+                cpu_limits: Sequence[float | None], timeouts: Sequence[float], limits: Limits,
+                start: float, end: float) -> ExecutionResult:
+        """The :class:`ExecutionResult` of a reply (a :class:`SandboxError` for a harness
+        failure)."""
+        duration = end - start
         if "setup_error" in reply:
             raise SandboxError(
                 f"the sandbox could not start a program: {reply['setup_error']}. This is a "
@@ -1232,6 +1474,76 @@ class Sandbox:
                 "pass require_isolation=False to run with resource limits only."
             )
         return text
+
+
+class Session:
+    """An open run of a :class:`Sandbox` (see :meth:`Sandbox.session`): :meth:`step` runs one
+    step at a time in the run's private directory, under the session's limits; ``result``:
+    the outcome of its first steps (None without any); ``open``: whether steps can still run
+    (False once closed, or when a first step failed). A context manager."""
+
+    def __init__(self, sandbox: Sandbox, limits: Limits, result: ExecutionResult | None,
+                 open_: bool) -> None:
+        self.sandbox = sandbox
+        self.limits = limits
+        self.result = result
+        self.open = open_
+
+    def step(self, step: Step, limits: Limits | None = None) -> ExecutionResult:
+        """Run ``step`` (under ``limits``' time limit and clock, else the session's; its
+        memory and process limits are the session's) and return its result."""
+        if not self.open:
+            raise SandboxError("this session is closed; open another with Sandbox.session.")
+        if not isinstance(step, Step):
+            raise TypeError(f"`step` must be a Step, got {type(step).__name__}.")
+        sandbox = self.sandbox
+        own = limits if limits is not None else self.limits
+        cpu_limits, timeouts = sandbox._timeouts([step], own)
+        if step.python is not None:
+            refused = _unrunnable([step], {}, own)
+            if refused is not None:
+                return ExecutionResult(
+                    passed=False, status="killed" if refused[1] else "failed", returncode=-1,
+                    stdout="", stderr="", isolation=sandbox.isolation, duration=0.0,
+                    leftover_processes=0, uid=sandbox.uid, result=refused[0],
+                    limit=refused[1])
+        nonce = secrets.token_hex(32)
+        request = {"op": "step", "nonce": nonce,
+                   "step": step.request(timeouts[0], cpu_limits[0])}
+        start = time.monotonic()
+        try:
+            reply = sandbox._send_with_stdin(request, [step], timeouts[0] + _REPLY_MARGIN,
+                                             "running a step")
+        except BaseException:
+            self.open = False
+            sandbox._lock.release()
+            raise
+        end = time.monotonic()
+        try:
+            return sandbox._result(reply, [step], nonce, cpu_limits, timeouts, own, start, end)
+        except SandboxError:
+            self.open = False
+            sandbox._lock.release()
+            sandbox.kill()
+            raise
+
+    def close(self) -> None:
+        """End the run (its private directory and processes go); the worker is free again."""
+        if not self.open:
+            return
+        self.open = False
+        sandbox = self.sandbox
+        try:
+            sandbox._send({"op": "end"})
+            sandbox._receive(_REPLY_MARGIN, "ending a session")
+        finally:
+            sandbox._lock.release()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 # --- many programs --------------------------------------------------------------------------------

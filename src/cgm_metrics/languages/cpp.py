@@ -84,6 +84,10 @@ EXECUTION = ExecutionPart(
         "}\n"
     ),
     multipl_e="g++ F -o F_noext -std=c++17, then F_noext (15 s each)",
+    # a whole program (its own main), optimised as judges compile it
+    stdio=lambda text: ("main.cpp", (
+        Command(("{g++}", "-O2", "-std=c++17", "main.cpp", "-o", "main"), compile=True),
+        Command(("./main",)))),
 )
 
 EXTRACTION = ExtractionPart(

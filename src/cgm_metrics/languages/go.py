@@ -154,6 +154,13 @@ def _files(text: str) -> dict[str, str]:
         names=", ".join(names) or "no test function")}
 
 
+def _stdio(text: str) -> tuple[str, tuple[Command, ...]]:
+    """A whole program (package main, func main) built with ``go build``."""
+    return "main.go", (Command(("{go}", "build", "-o", "main", "main.go"), compile=True,
+                               env=_GO_ENV),
+                       Command(("./main",)))
+
+
 EXECUTION = ExecutionPart(
     tools=(
         Tool("go", ("go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"), "golang-go",
@@ -176,6 +183,7 @@ EXECUTION = ExecutionPart(
         Command(("./main.test", "-test.paniconexit0"), vouch=True),
     ),
     classify_run=_classify_run,
+    stdio=_stdio,
     default_timeout=15.0,
     canary=(
         "package add_test\n"

@@ -1,5 +1,6 @@
 """Java: everything the library knows of it."""
 
+import re
 from typing import Any
 
 from . import Language
@@ -119,6 +120,25 @@ def _fit(program: Any, memory_mb: int) -> Any:
     return dataclasses.replace(program, steps=tuple(steps))
 
 
+_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)",
+                           re.M)
+_MAIN_CLASS = re.compile(r"\bclass\s+([A-Za-z_$][\w$]*)[^{]*\{(?:(?!\bclass\s).)*?"
+                         r"\bstatic\s+void\s+main\s*\(", re.S)
+
+
+def _stdio(text: str) -> tuple[str, tuple[Command, ...]]:
+    """A whole program: written to the file its public class needs (``Main.java`` without
+    one), run as the class that has ``static void main`` (``Main`` if none is found)."""
+    public = _PUBLIC_CLASS.search(text)
+    main = _MAIN_CLASS.search(text)
+    name = main[1] if main else public[1] if public else "Main"
+    source = f"{public[1] if public else name}.java"
+    return source, (
+        Command(("{javac}", "-encoding", "UTF8", "-d", "classes", source), compile=True),
+        Command(("{java}", "-cp", "classes", name)),
+    )
+
+
 EXECUTION = ExecutionPart(
     tools=(
         Tool("javac", ("$JAVA_HOME/bin/javac", "javac"), "default-jdk-headless",
@@ -161,6 +181,7 @@ EXECUTION = ExecutionPart(
         Command(("{java}", "-ea", "-cp", "classes:{javatuples}", _MAIN), vouch=True),
     ),
     classify_run=exit_status,
+    stdio=_stdio,
     default_timeout=15.0,
     canary=(
         "import java.util.*;\n"

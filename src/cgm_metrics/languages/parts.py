@@ -565,6 +565,11 @@ class ExecutionPart(Record):
     memory_errors: tuple[str, ...] = ()
     # ``fit(program, memory_mb)``: the program's commands sized to the memory limit (the JVM)
     fit: "Callable[[Any, int], Any] | None" = None
+    # a whole program that reads its stdin (an input/output problem's solution, with its own
+    # entry point): ``stdio(text)`` -> (the file it is written to, its commands); None: the
+    # file ``source`` and ``commands``, without the completion proof (no ``finish``, no
+    # ``files``, no vouching: the program's exit status and its output decide)
+    stdio: "Callable[[str], tuple[str, tuple[Command, ...]]] | None" = None
 
     @property
     def compile_steps(self) -> int:
