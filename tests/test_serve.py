@@ -58,8 +58,10 @@ def test_run_code_statuses_as_sandboxfusion(server):
     main = post(server, {"code": "if __name__ == '__main__':\n    print('main')",
                          "language": "python"}).json()
     assert main["run_result"]["stdout"] == "main\n"
-    failed = post(server, {"code": "import sys\nsys.exit(3)", "language": "python"}).json()
+    failed = post(server, {"code": "import os\nos._exit(3)", "language": "python"}).json()
     assert failed["status"] == "Failed" and failed["run_result"]["return_code"] == 3
+    exited = post(server, {"code": "import sys\nsys.exit(0)", "language": "python"}).json()
+    assert exited["status"] == "Success"
     endless = post(server, {"code": "while True: pass", "language": "python",
                             "run_timeout": 1}).json()
     assert endless["status"] == "Failed"

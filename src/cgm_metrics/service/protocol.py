@@ -5,12 +5,12 @@ A request's fields are checked here, before anything runs: every mistake is a
 fails for a reason the program did not cause.
 
 A SandboxFusion language name maps to one of the execution languages
-(:mod:`cgm_metrics.execution.languages`); its program is the **whole source text** run as a
-user would run it (``python3 main.py``, ``g++ main.cpp && ./main``...), with the tools that
-language's module finds on this host, in the sandbox, under the request's limits. Unlike the
-test harnesses of the languages' parts, nothing is added to the text and a run passes or fails
-on its exit status alone, as SandboxFusion's: SandboxFusion's clients compare its output
-themselves.
+(:mod:`cgm_metrics.execution.languages`); its program is the **whole source text** built and
+run as the library runs a whole program that reads its stdin
+(:func:`~cgm_metrics.execution.languages.stdio_program`: Python as a script, ``g++ -O2`` then
+``./main``...), in the sandbox, under the request's limits. Unlike the test harnesses of the
+languages' parts, nothing is added to the text and a run passes or fails on its exit status
+alone, as SandboxFusion's: SandboxFusion's clients compare its output themselves.
 
 The answer is SandboxFusion's: ``status`` ``Success`` (every step exited with 0),
 ``Failed`` (a step exited otherwise, was killed, or ran out of time) or ``SandboxError``
@@ -27,17 +27,14 @@ import base64
 import binascii
 import dataclasses
 import math
-import os
-import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from ..errors import ToolchainMissingError
-from ..execution.languages import LanguageProgram, find_toolchain, get_language
-from ..execution.sandbox import ExecutionResult, Limits, Step, StepResult
+from ..execution.languages import LanguageProgram, stdio_program
+from ..execution.sandbox import ExecutionResult, Limits, StepResult
 
 #: SandboxFusion's language names that run here -> the execution language
 SANDBOXFUSION_LANGUAGES: dict[str, str] = {
@@ -55,41 +52,12 @@ SANDBOXFUSION_LANGUAGES: dict[str, str] = {
     "ruby": "ruby",
 }
 
-#: how a whole program of each language is run: its file, the command that compiles it (None:
-#: interpreted) and the command that runs it; ``{tool}`` is the path the language's module
-#: finds on this host (``{python}``: this interpreter), ``{source}`` the file
-_WHOLE_PROGRAMS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
-    "python": ("main.py", None, ("{python}", "{source}")),
-    "cpp": ("main.cpp", ("{g++}", "-std=c++17", "-O2", "{source}", "-o", "main"), ("./main",)),
-    "javascript": ("main.js", None, ("{node}", "{source}")),
-    "typescript": ("main.ts", ("{node}", "{tsc}", "--target", "esnext", "{source}"),
-                   ("{node}", "main.js")),
-    "go": ("main.go", ("{go}", "build", "-o", "main", "{source}"), ("./main",)),
-    "java": ("Main.java", ("{javac}", "-encoding", "UTF8", "-d", ".", "{source}"),
-             ("{java}", "-cp", ".", "{main_class}")),
-    "php": ("main.php", None, ("{php}", "{source}")),
-    "bash": ("main.sh", None, ("{bash}", "{source}")),
-    "rust": ("main.rs", ("{rustc}", "--edition=2021", "-O", "{source}", "-o", "main"),
-             ("./main",)),
-    "lua": ("main.lua", None, ("{lua}", "{source}")),
-    "perl": ("main.pl", None, ("{perl}", "{source}")),
-    "ruby": ("main.rb", None, ("{ruby}", "{source}")),
-}
-
 #: SandboxFusion's defaults (seconds)
 DEFAULT_COMPILE_TIMEOUT = 10.0
 DEFAULT_RUN_TIMEOUT = 10.0
 #: the fields of a ``/run_code`` request (SandboxFusion's); others are refused by name
 RUN_CODE_FIELDS = ("code", "language", "compile_timeout", "run_timeout", "memory_limit_MB",
                    "stdin", "files", "fetch_files")
-
-#: where a run's standard input is written when the sandbox's steps take none of their own
-STDIN_FILE = ".cgm-stdin"
-
-_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)",
-                           re.M)
-_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
-
 
 class RequestError(ValueError):
     """A request the client can fix: ``field`` names what is wrong (``"body"`` for the whole
@@ -107,11 +75,14 @@ class RequestError(ValueError):
 @dataclass(frozen=True)
 class Settings:
     """What the server allows a request: the longest timeouts (seconds), the memory limit
-    (MiB) when a request sets none (``memory_limit_MB`` -1) and the largest it may set."""
+    (MiB) when a request sets none (``memory_limit_MB`` -1) and the largest it may set, and
+    the most a program may write to its stdout (kept whole up to that; beyond it the run is
+    killed, its ``limit`` ``"output"``)."""
 
     max_timeout: float = 300.0
     memory_mb: int = 4096
     max_memory_mb: int = 16384
+    max_output_bytes: int = 8 * 1024 * 1024
 
     def __post_init__(self) -> None:
         Limits(timeout=self.max_timeout, memory_mb=self.memory_mb)  # checks both
@@ -180,7 +151,7 @@ def check_relative_path(name: Any, field_name: str) -> str:
     return str(path)
 
 
-def _files(value: Any, source: str) -> dict[str, str]:
+def _files(value: Any) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -190,9 +161,6 @@ def _files(value: Any, source: str) -> dict[str, str]:
     for name, content in value.items():
         where = f"files[{name!r}]"
         path = check_relative_path(name, where)
-        if path in (source, "main", "main.js", STDIN_FILE):
-            raise RequestError(where, f"`{where}` would replace the program's own file "
-                                      f"({path}); name it otherwise.")
         if content is None:  # SandboxFusion's client allows None: an empty file
             files[path] = ""
             continue
@@ -211,49 +179,31 @@ def _files(value: Any, source: str) -> dict[str, str]:
     return files
 
 
-def stdin_supported() -> bool:
-    """Whether the sandbox's steps take a standard input (``Step(stdin=...)``)."""
-    return "stdin" in {f.name for f in dataclasses.fields(Step)}
-
-
 def whole_program(language: str, code: str, files: Mapping[str, str] | None = None,
                   stdin: str | None = None, compile_timeout: float = DEFAULT_COMPILE_TIMEOUT,
-                  run_timeout: float = DEFAULT_RUN_TIMEOUT) -> tuple[LanguageProgram, int]:
-    """The program that compiles (where needed) and runs the source text ``code`` of the
-    execution language ``language``, with ``files`` beside it and ``stdin`` as the run's
-    standard input; and how many of its steps compile (a
-    :class:`~cgm_metrics.execution.languages.LanguageProgram`: where it runs, the toolchain's
-    canary runs first in each worker and the JVM is sized to the limits). Raises
-    :class:`~cgm_metrics.errors.ToolchainMissingError` when its tools are missing."""
-    spec = get_language(language)
-    source, compile_argv, run_argv = _WHOLE_PROGRAMS[spec.name]
-    values = {"source": source, "python": sys.executable}
-    if not spec.in_interpreter:
-        values.update(find_toolchain(spec.name).tools)
-    if spec.name == "java":
-        match = _PUBLIC_CLASS.search(code)
-        values["main_class"] = match.group(1) if match else "Main"
-        source = values["source"] = f"{values['main_class']}.java"
-
-    def filled(argv: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(_PLACEHOLDER.sub(lambda m: values[m.group(1)], a) for a in argv)
-
-    # the environment the language's own commands set (Go's offline module settings)
-    compile_env = next((dict(c.env) for c in spec.part.commands if c.compile and c.env), None)
-    run_env = next((dict(c.env) for c in spec.part.commands if not c.compile and c.env), None)
-    steps = []
-    if compile_argv is not None:
-        steps.append(Step(argv=filled(compile_argv), timeout=compile_timeout, env=compile_env))
-    run: dict[str, Any] = {"argv": filled(run_argv), "timeout": run_timeout, "env": run_env}
-    written = {**(files or {}), source: code}
-    if stdin is not None and stdin_supported():
-        run["stdin"] = stdin
-    elif stdin is not None:  # a file of the run's folder, redirected by the system's shell
-        written[STDIN_FILE] = stdin
-        run["argv"] = ("/bin/sh", "-c", f'exec "$@" < {STDIN_FILE}', "sh", *run["argv"])
-    steps.append(Step(**run))
-    program = LanguageProgram(tuple(steps), written, language=spec.name)
-    return program, int(compile_argv is not None)
+                  run_timeout: float = DEFAULT_RUN_TIMEOUT,
+                  max_output_bytes: int | None = None) -> tuple[LanguageProgram, int]:
+    """The program that builds (where needed) and runs the whole program ``code`` of the
+    execution language ``language`` (the library's one build of a whole program,
+    :func:`~cgm_metrics.execution.languages.stdio_program`), with ``files`` beside it,
+    ``stdin`` as its standard input and its stdout kept whole up to ``max_output_bytes``;
+    and how many of its steps build it. Where it runs, the toolchain's canary runs first in
+    each worker and the JVM is sized to the limits. Raises
+    :class:`~cgm_metrics.errors.ToolchainMissingError` when its tools are missing, a
+    :class:`RequestError` when a file of ``files`` would replace one of the program's own."""
+    built = stdio_program(language, code)
+    for name in files or {}:
+        if name in built.files:
+            raise RequestError(f"files[{name!r}]", f"`files[{name!r}]` would replace the "
+                               "program's own source file; name it otherwise.")
+    last = len(built.steps) - 1
+    steps = tuple(
+        dataclasses.replace(step, timeout=compile_timeout) if index < last
+        else dataclasses.replace(step, timeout=run_timeout, stdin=stdin,
+                                 max_output_bytes=max_output_bytes)
+        for index, step in enumerate(built.steps))
+    program = LanguageProgram(steps, {**(files or {}), **built.files}, language=built.language)
+    return program, last
 
 
 def parse_run_code(data: Any, settings: Settings) -> RunRequest:
@@ -291,8 +241,7 @@ def parse_run_code(data: Any, settings: Settings) -> RunRequest:
     stdin = data.get("stdin")
     if stdin is not None:
         stdin = _text(stdin, "stdin")
-    source = _WHOLE_PROGRAMS[get_language(language).name][0]
-    files = _files(data.get("files"), source)
+    files = _files(data.get("files"))
     fetch = data.get("fetch_files") or []
     if not isinstance(fetch, list) or not all(isinstance(f, str) for f in fetch):
         raise RequestError("fetch_files", "`fetch_files` must be a list of paths.")
@@ -301,7 +250,7 @@ def parse_run_code(data: Any, settings: Settings) -> RunRequest:
                                           "writes leaves the sandbox; print it instead.")
     try:
         program, compile_steps = whole_program(language, code, files, stdin, compile_timeout,
-                                               run_timeout)
+                                               run_timeout, settings.max_output_bytes)
     except ToolchainMissingError as error:
         raise RequestError("language", f"`language` {name!r}: {error}", status=400) from None
     limits = Limits(timeout=run_timeout, memory_mb=memory_mb)
@@ -357,7 +306,3 @@ def sandbox_error_answer(cause: str) -> dict[str, Any]:
     """The answer for a request the harness could not run (never the program's failure)."""
     return {"status": "SandboxError", "message": cause, "compile_result": None,
             "run_result": None, "executor_pod_name": None, "files": {}}
-
-
-def host_name() -> str:
-    return os.uname().nodename if hasattr(os, "uname") else ""
