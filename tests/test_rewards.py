@@ -124,8 +124,8 @@ def test_verl_fixture_through_the_io_judge():
     from cgm_metrics.rewards import ExecutionReward
 
     problems = [json.loads(line) for line in
-                (DATA / "verl" / "verl_prime_code_fixture.jsonl").read_text().splitlines()]
-    expected = [json.loads(line) for line in (DATA / "verl" / "verl_prime_code_fixture_expected"
+                (DATA / "competitive" / "verl_prime_code_fixture.jsonl").read_text().splitlines()]
+    expected = [json.loads(line) for line in (DATA / "competitive" / "verl_prime_code_fixture_expected"
                                               ".jsonl").read_text().splitlines()]
     share = ExecutionReward("share", max_tests=10)
     passing = ExecutionReward("pass")

@@ -24,7 +24,7 @@ from serve_helpers import load_verl_sandbox_fusion, running_server
 
 pytestmark = [needs_sandbox, pytest.mark.xdist_group("serve")]
 
-DATA = Path(__file__).parent / "data" / "verl"
+DATA = Path(__file__).parent / "data" / "competitive"
 
 
 @pytest.fixture(scope="module")
@@ -208,6 +208,34 @@ def test_verl_reward_code_scores_its_fixture(server):
     # no code block: verl's own rule, 0.0 without calling the server
     assert verl.compute_score(server.url + "/run_code", semaphore, 1024, "no code",
                               json.dumps(problems[0]["input_output"]))[0] == 0.0
+
+
+def test_submit_judges_sandboxfusion_rows_as_its_own_tests_expect(server):
+    """SandboxFusion's own test suite asserts which completions of its LiveCodeBench rows are
+    accepted; /submit with the row inline (its client's provided_data) agrees."""
+    from sandbox_fusion import SubmitRequest, TestConfig, submit
+
+    competitive = Path(__file__).parent / "data" / "competitive"
+    rows = {row["id"]: row for row in map(json.loads, (
+        competitive / "sandboxfusion_live_code_bench_v1.jsonl").read_text().splitlines())}
+    expected = [json.loads(line) for line in (
+        competitive / "sandboxfusion_testsuite_expected.jsonl").read_text().splitlines()]
+    checked = 0
+    for case in expected:
+        if case["problem_id"] not in rows:
+            continue  # CodeContests rows: not in this file
+        result = submit(SubmitRequest(
+            dataset="inline", id=case["problem_id"], completion=case["completion"],
+            config=TestConfig(language=case["language"], provided_data=rows[case["problem_id"]])),
+            endpoint=server.url)
+        assert result.accepted is case["expected_accepted"], (case["problem_id"], result.extra)
+        assert result.tests and result.extracted_code
+        checked += 1
+    assert checked == 6
+    bad = post(server, {"completion": "x", "config": {"provided_data": {"colour": 1}}},
+               path="/submit")
+    assert bad.status_code == 400 and bad.json()["field"] == "config.provided_data"
+    assert "not a problem of a known format" in bad.json()["message"]
 
 
 # ---------------------------------------------------------------- faults

@@ -335,6 +335,45 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
             service._count(answer["status"])
         return {"results": answers}
 
+    submits = {"waiting": 0}
+    slots = asyncio.Semaphore(pool.size)
+
+    @app.post("/submit")
+    async def submit(request: Request) -> Any:
+        from .submit import judge_submission, parse_submit
+
+        service.requests += 1
+        try:
+            draining_check()
+            data = await read_json(request, config.max_body)
+            checked = await asyncio.to_thread(parse_submit, data, config.settings)
+            if submits["waiting"] >= pool.max_queue:
+                raise _refusal(503, "Busy", "too many submissions wait for a worker; retry "
+                               "later.", retry_after=pool.retry_after())
+        except RequestError as error:
+            return invalid(error)
+        except _Refused as error:
+            return refused(error)
+        submits["waiting"] += 1
+        try:
+            await asyncio.wait_for(slots.acquire(), config.queue_timeout)
+        except (TimeoutError, asyncio.TimeoutError):
+            return refused(_refusal(504, "QueueTimeout", f"the submission waited "
+                                    f"{config.queue_timeout:g} s for a worker; retry later.",
+                                    retry_after=pool.retry_after()))
+        finally:
+            submits["waiting"] -= 1
+        try:
+            answer = await asyncio.to_thread(judge_submission, checked)
+        except SandboxError as error:  # never a verdict: the client sees an error
+            service._count("SandboxError")
+            return JSONResponse({"status": "SandboxError", "message": str(error)},
+                                status_code=500)
+        finally:
+            slots.release()
+        service._count("Accepted" if answer["accepted"] else "Rejected")
+        return answer
+
     return app
 
 
