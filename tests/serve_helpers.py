@@ -38,6 +38,29 @@ class Server:
     def health(self, **kwargs) -> dict:
         return requests.get(self.url + "/v1/health", timeout=10, **kwargs).json()
 
+    def descendant_workers(self) -> list[int]:
+        """The sandbox worker processes anywhere below this server (on a local Ray cluster
+        it started, they are its actors' children)."""
+        children: dict[int, list[int]] = {}
+        commands: dict[int, bytes] = {}
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    commands[int(entry)] = handle.read()
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+        found, todo = [], [self.process.pid]
+        while todo:
+            pid = todo.pop()
+            for child in children.get(pid, []):
+                if b"_sandbox_child.py" in commands.get(child, b""):
+                    found.append(child)
+                todo.append(child)
+        return sorted(found)
+
     def worker_pids(self) -> list[int]:
         """The sandbox worker processes of this server (its children running the worker)."""
         found = []

@@ -71,6 +71,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--max-memory-mb", type=_arguments.positive_int, default=16384,
                         metavar="MB", help="the largest memory_limit_MB a request may set "
                         "(default: 16384)")
+    parser.add_argument("--max-output", type=_arguments.positive_int, default=8 * 1024 * 1024,
+                        metavar="BYTES", help="a program's stdout is kept whole up to this "
+                        "many bytes; one that writes more is killed (run_result.limit "
+                        "'output'; default: 8 MiB)")
     parser.add_argument("--max-body", type=_arguments.positive_int, default=16 * 1024 * 1024,
                         metavar="BYTES", help="the largest request body (default: 16 MiB); "
                         "larger ones answer 413")
@@ -119,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
                          f"{args.max_memory_mb}; lower one or raise the other.")
     try:
         settings = Settings(max_timeout=args.max_timeout, memory_mb=args.memory_mb,
-                            max_memory_mb=args.max_memory_mb)
+                            max_memory_mb=args.max_memory_mb, max_output_bytes=args.max_output)
     except ValueError as error:
         raise InputError(str(error).replace("`memory_mb`", "--memory-mb")) from None
     config = ServiceConfig(settings=settings, max_body=args.max_body,

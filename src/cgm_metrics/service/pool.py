@@ -161,6 +161,7 @@ class Pool:
         self._condition = threading.Condition()
         self._slots = [_Slot(n) for n in range(self.size)]
         self._closed = False
+        self._ray_lock = threading.Lock()
         self.draining = False
         self.counters = collections.Counter()
         self.last_error = ""
@@ -169,6 +170,9 @@ class Pool:
     # ---------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
+        if self._actor_class is not None:  # actors are created here, one after the other
+            for slot in self._slots:
+                slot.worker = self._new_worker()
         for slot in self._slots:
             slot.thread = threading.Thread(target=self._work, args=(slot,), daemon=True,
                                            name=f"serve-worker-{slot.number}")
@@ -275,20 +279,23 @@ class Pool:
 
     def _new_worker(self) -> Any:
         if self._actor_class is not None:
-            return _RayWorker(self._actor_class, self.limits, self.require_isolation)
+            with self._ray_lock:  # Ray's first serialization context is not thread-safe
+                return _RayWorker(self._actor_class, self.limits, self.require_isolation)
         return _LocalWorker(self.limits, self.require_isolation)
 
     def _work(self, slot: _Slot) -> None:
         delay = _RESTART_DELAY
         while not self._closed:
+            if slot.worker is not None and not slot.worker.alive():  # died while idle
+                self._replace(slot, "a worker died while idle")
             if slot.worker is None:
                 try:
                     slot.worker = self._new_worker()
                     delay = _RESTART_DELAY
-                except SandboxError as error:
+                except Exception as error:  # noqa: BLE001 - logged, retried: never a dead slot
                     with self._condition:
                         self.counters["setup_failures"] += 1
-                        self.last_error = str(error)
+                        self.last_error = f"a worker could not be set up: {error}"
                     time.sleep(delay)
                     delay = min(60.0, delay * 2)
                     continue
@@ -296,6 +303,14 @@ class Pool:
             if job is None:
                 break
             worker = slot.worker
+            if not worker.alive():  # died while this slot waited: a fresh one runs the job
+                self._replace(slot, "a worker died while idle")
+                try:
+                    worker = slot.worker = self._new_worker()
+                except Exception as error:  # noqa: BLE001 - the job's answer says why
+                    self._finish(slot, job, exception=SandboxError(
+                        f"no sandbox worker could be set up: {error}"))
+                    continue
             try:
                 result = worker.run(job.program, job.limits)
             except SandboxError as error:
