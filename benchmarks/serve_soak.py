@@ -28,7 +28,6 @@ import os
 import random
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -259,9 +258,10 @@ class Server:
 
 def overhead(server: Server, workers: int, programs: int, repeats: int) -> dict[str, Any]:
     """Trivial programs through the library's batch path and through the service."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import requests
     from benchtools import interleaved
-    from concurrent.futures import ThreadPoolExecutor
 
     from cgm_metrics.execution.runs import execute
     from cgm_metrics.execution.sandbox import Limits

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from hostile_programs import needs_sandbox
 from serve_helpers import running_server
 
