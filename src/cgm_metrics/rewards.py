@@ -129,7 +129,8 @@ class ExecutionReward:
         test = row.get("test")
         if isinstance(test, str):
             entry = row.get("entry_point")
-            prompt = row.get("prompt") if isinstance(row.get("prompt"), str) else ""
+            given = row.get("prompt")
+            prompt = given if isinstance(given, str) else ""
             return Problem(str(index), prompt, test, str(entry or ""), language=language)
         if "inputs" in row and "outputs" in row and "input_output" not in row:
             row = {"input_output": dict(row)}
@@ -147,7 +148,7 @@ class ExecutionReward:
                                                   tests=problem.io.tests[:self.max_tests]))
         return problem
 
-    def _jobs(self, answers: list[str], rows: list[Mapping[str, Any]]) -> list[Any]:
+    def _jobs(self, answers: list[str], rows: Sequence[Mapping[str, Any]]) -> list[Any]:
         from .execution.judge import candidate_job, problem_job
 
         jobs = []

@@ -163,7 +163,7 @@ class Pool:
         self._closed = False
         self._ray_lock = threading.Lock()
         self.draining = False
-        self.counters = collections.Counter()
+        self.counters: collections.Counter[str] = collections.Counter()
         self.last_error = ""
         self.started_at = time.time()
 
