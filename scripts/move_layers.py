@@ -55,6 +55,7 @@ TARGETS = {
     "distributed": "pipeline", "evaluation": "pipeline",
     # the front ends
     "cli": "frontends", "commands": "frontends", "space": "frontends", "hub": "frontends",
+    "service": "frontends", "rewards": "frontends",
 }
 DOCSTRINGS = {
     "base": "The ground of the package: errors, plugins (entry points), the compiled library, "

@@ -11,6 +11,10 @@ python -m pip install --quiet --upgrade pip
 CGM_REQUIRE_NATIVE=1 python -m pip install --quiet -e ".[test,ray,docs]"
 # The codebleu package is a test peer; its declared pins no longer install, so without them.
 python -m pip install --quiet --no-deps codebleu==0.7.0
+# verl's reward code is a client of `cgm serve` in the tests (verl/utils/reward_score/
+# sandbox_fusion, loaded unchanged); it needs only requests, verl's own dependencies (torch...)
+# are not wanted: without them.
+python -m pip install --quiet --no-deps verl==0.9.1
 
 # evaluate's code_eval is a test peer; it lives on the Hub, not in evaluate's releases. The same
 # module (its _compute and execute.py, before it moved to evaluate) ships in the sdist of

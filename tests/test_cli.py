@@ -135,7 +135,7 @@ def test_graded_reader_on_hearthstone():
 # ---------------------------------------------------------------- help and usage
 
 
-@pytest.mark.parametrize("command", ["", "demo", "score", "compare", "agreement"])
+@pytest.mark.parametrize("command", ["", "demo", "score", "compare", "agreement", "serve"])
 def test_help_of_every_command(command):
     result = cgm(*([command] if command else []), "--help")
     assert result.returncode == 0, result.stderr

@@ -352,6 +352,20 @@ class _SandboxActor:
         return [(index, run_one(sandbox, program, limits, self.checked))
                 for index, program, limits in batch]
 
+    def results(self, batch: list[tuple[Any, Limits]]) -> list[ExecutionResult]:
+        """The sandbox's own results of ``(program, limits)`` pairs (an execution service
+        reports them as they are, without a verdict). A sandbox worker that died while idle
+        is replaced first."""
+        process = None if self.sandbox is None else self.sandbox._process
+        if self.sandbox is not None and (process is None or process.poll() is not None):
+            self.sandbox.close()
+            self.sandbox, self.checked = None, set()
+        if self.sandbox is None:
+            self.sandbox = Sandbox(self.limits, require_isolation=self.require_isolation,
+                                   allow_code_execution=True)
+        sandbox = self.sandbox
+        return [run_checked(sandbox, program, limits, self.checked) for program, limits in batch]
+
     def close(self) -> None:
         if self.sandbox is not None:
             self.sandbox.close()

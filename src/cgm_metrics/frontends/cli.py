@@ -35,7 +35,7 @@ EXIT_INPUT = 1
 EXIT_INTERNAL = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 
-COMMANDS = ("demo", "score", "compare", "check", "agreement", "modules")
+COMMANDS = ("demo", "score", "compare", "check", "agreement", "modules", "serve")
 #: the signals that end a run as Ctrl-C does (exit 128 + the signal's number)
 ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
                        if hasattr(signal, name))

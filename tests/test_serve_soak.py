@@ -1,0 +1,38 @@
+"""A short soak of ``cgm serve`` (benchmarks/serve_soak.py's, seconds instead of minutes): 48
+concurrent clients with right, wrong, endless and crashing programs lose nothing, hang on
+nothing and report no fault as a verdict; with a sandbox worker killed every second, the
+requests it was running answer SandboxError and the workers are replaced."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hostile_programs import needs_sandbox
+from serve_helpers import running_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+pytestmark = [needs_sandbox, pytest.mark.xdist_group("serve")]
+
+
+def test_short_soak_loses_and_hangs_nothing(tmp_path):
+    from serve_soak import soak
+
+    with running_server(tmp_path, "--workers", "2") as server:
+        calm = soak(server.url, clients=48, seconds=6, run_timeout=0.3, client_timeout=120)
+        summary = calm.summary()
+        assert summary["answered"] == summary["requests"] > 48, summary
+        assert summary["lost"] == summary["hung"] == summary["faults_as_verdicts"] == 0, summary
+        assert summary["sandbox_errors"] == 0, summary
+        assert set(summary["kinds"]) == {"right", "wrong", "crashing", "endless"}
+
+        killed = soak(server.url, clients=48, seconds=6, run_timeout=0.3, client_timeout=120,
+                      kill_every=1.0, worker_pids=server.worker_pids, seed=1)
+        summary = killed.summary()
+        assert summary["kills"] >= 3, summary
+        assert summary["answered"] == summary["requests"], summary
+        assert summary["lost"] == summary["hung"] == summary["faults_as_verdicts"] == 0, summary
+        health = server.health()
+        assert health["worker_restarts"] >= 1 and health["workers_alive"] == 2
