@@ -265,7 +265,7 @@ def overhead(server: Server, workers: int, programs: int, repeats: int) -> dict[
 
     from cgm_metrics.execution.runs import execute
     from cgm_metrics.execution.sandbox import Limits
-    from cgm_metrics.service.protocol import whole_program
+    from cgm_metrics.frontends.service.protocol import whole_program
 
     limits = Limits(timeout=5.0, memory_mb=4096)
     built = [whole_program("python", "print(1)", run_timeout=5.0)[0] for _ in range(programs)]

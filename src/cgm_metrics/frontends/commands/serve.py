@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ..errors import InputError
+from ...base.errors import InputError
 from . import _arguments
 
 DESCRIPTION = """\

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..errors import ToolchainMissingError
-from ..execution.languages import LanguageProgram, stdio_program
-from ..execution.sandbox import ExecutionResult, Limits, StepResult
+from ...base.errors import ToolchainMissingError
+from ...execution.languages import LanguageProgram, stdio_program
+from ...execution.sandbox import ExecutionResult, Limits, StepResult
 
 #: SandboxFusion's language names that run here -> the execution language
 SANDBOXFUSION_LANGUAGES: dict[str, str] = {
@@ -189,7 +189,7 @@ def whole_program(language: str, code: str, files: Mapping[str, str] | None = No
     ``stdin`` as its standard input and its stdout kept whole up to ``max_output_bytes``;
     and how many of its steps build it. Where it runs, the toolchain's canary runs first in
     each worker and the JVM is sized to the limits. Raises
-    :class:`~cgm_metrics.errors.ToolchainMissingError` when its tools are missing, a
+    :class:`~cgm_metrics.base.errors.ToolchainMissingError` when its tools are missing, a
     :class:`RequestError` when a file of ``files`` would replace one of the program's own."""
     built = stdio_program(language, code)
     for name in files or {}:

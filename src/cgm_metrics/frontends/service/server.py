@@ -16,8 +16,8 @@ import ipaddress
 import os
 from typing import Any
 
-from ..errors import InputError
-from ..execution.sandbox import Limits
+from ...base.errors import InputError
+from ...execution.sandbox import Limits
 from .app import ServiceConfig, create_app
 from .pool import Pool
 

@@ -34,7 +34,7 @@ from urllib.parse import parse_qs
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from ..execution.sandbox import SandboxError
+from ...execution.sandbox import SandboxError
 from .pool import Cancelled, Draining, Job, Pool, QueueFull
 from .protocol import (
     RequestError,

@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError, ToolchainMissingError, UnsupportedLanguageError
-from ..execution.sandbox import Limits
+from ...base.errors import InputError, ToolchainMissingError, UnsupportedLanguageError
+from ...execution.sandbox import Limits
 from .protocol import RequestError, Settings
 
 SUBMIT_FIELDS = ("dataset", "id", "completion", "config")
@@ -43,7 +43,7 @@ class SubmitRequest:
 
 def _problem(row: Any) -> Any:
     """The problem of one ``provided_data`` row, read as a problem file's line is."""
-    from ..execution.problems import read_problems
+    from ...execution.problems import read_problems
 
     if isinstance(row, list):
         if len(row) != 1:
@@ -74,7 +74,7 @@ def _problem(row: Any) -> Any:
 def parse_submit(data: Any, settings: Settings) -> SubmitRequest:
     """The checked request of a ``/submit`` body, or a :class:`RequestError` naming the
     field."""
-    from ..execution.languages import default_timeout
+    from ...execution.languages import default_timeout
 
     if not isinstance(data, Mapping):
         raise RequestError("body", f"the body must be a JSON object, got {type(data).__name__}.")
@@ -140,7 +140,7 @@ def judge_submission(request: SubmitRequest) -> dict[str, Any]:
     """Judge ``request`` (blocking: the judge's own workers) and give SandboxFusion's
     answer. Raises :class:`~cgm_metrics.execution.sandbox.SandboxError` on a harness
     failure (never an answer with a verdict)."""
-    from ..execution.judge import Judge, problem_job
+    from ...execution.judge import Judge, problem_job
 
     job = problem_job(request.id, request.problem, request.completion, extract=True,
                       all_tests=request.all_tests)

@@ -30,8 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..execution.languages import run_checked
-from ..execution.sandbox import ExecutionResult, Limits, Sandbox, SandboxError
+from ...execution.languages import run_checked
+from ...execution.sandbox import ExecutionResult, Limits, Sandbox, SandboxError
 
 #: seconds between two attempts to set up a worker after a failed one (doubling to a minute)
 _RESTART_DELAY = 0.5
@@ -100,7 +100,7 @@ class _RayWorker:
         self.dead = False
 
     def run(self, program: Any, limits: Limits) -> ExecutionResult:
-        from ..execution.runs import _harness_error
+        from ...execution.runs import _harness_error
 
         ref = self.actor.results.remote([(program, limits)])
         try:
@@ -148,8 +148,8 @@ class Pool:
         self._ray_started = False
         self._actor_class: Any = None
         if ray is not None:
-            from .. import distributed
-            from ..execution.runs import _SandboxActor
+            from ... import distributed
+            from ...execution.runs import _SandboxActor
 
             ray_module = distributed.require_ray()
             self._ray_started = distributed.connect(ray, log_to_driver=False)
@@ -205,7 +205,7 @@ class Pool:
             if slot.thread is not None:
                 slot.thread.join(max(0.0, deadline - time.monotonic()))
         if self._ray_started:
-            from .. import distributed
+            from ... import distributed
 
             distributed.disconnect()
 
