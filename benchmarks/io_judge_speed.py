@@ -48,8 +48,8 @@ from benchtools import Record, interleaved, load  # noqa: E402
 from cgm_metrics.execution.io_judge import DEFAULT_TIME_LIMIT, IOProgram  # noqa: E402
 from cgm_metrics.execution.io_spec import IOSpec, IOTest  # noqa: E402
 from cgm_metrics.execution.judge import Judge, problem_job  # noqa: E402
-from cgm_metrics.execution.problems import Problem  # noqa: E402
 from cgm_metrics.execution.sandbox import Limits, Sandbox  # noqa: E402
+from cgm_metrics.execution.tasks import Problem  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "competitive"
 

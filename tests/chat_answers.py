@@ -16,7 +16,7 @@ from conftest import DATA
 
 from cgm_metrics import languages
 from cgm_metrics.execution.extract import entry_point_of
-from cgm_metrics.execution.problems import Problem
+from cgm_metrics.execution.tasks import Problem
 
 TAGS = {"python": "python", "cpp": "cpp", "java": "java", "javascript": "javascript",
         "typescript": "typescript", "go": "go", "rust": "rust", "php": "php", "ruby": "ruby",
@@ -258,7 +258,7 @@ def parity(language: str, originals: list[Original], num_workers: int = 2) -> di
     program's verdict equals the original's. Programs are run once per distinct text."""
     from cgm_metrics.execution.extract import assembled_parts, extract_code
     from cgm_metrics.execution.languages import run_sources
-    from cgm_metrics.execution.problems import program_for
+    from cgm_metrics.execution.tasks import program_for
 
     rows = []
     texts: dict[str, int] = {}

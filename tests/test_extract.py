@@ -29,7 +29,7 @@ from cgm_metrics.execution.extract import (
     extract_code,
     extract_solution,
 )
-from cgm_metrics.execution.problems import Problem
+from cgm_metrics.execution.tasks import Problem
 
 PARITY_ALL = os.environ.get("CGM_PARITY_ALL") == "1"
 # originals per language in the sample (each wrapped in every style)

@@ -27,8 +27,8 @@ from cgm_metrics.execution.io_judge import DETAIL_CHARS, IOProgram, IOTask, call
 from cgm_metrics.execution.io_spec import DataRef, IOSpec, IOTest, OutputRule
 from cgm_metrics.execution.judge import KINDS, Judge, problem_job
 from cgm_metrics.execution.languages import execution_languages
-from cgm_metrics.execution.problems import Problem
 from cgm_metrics.execution.sandbox import Limits
+from cgm_metrics.execution.tasks import Problem
 
 TIME_LIMIT = 2.0  # seconds per test, ours and LiveCodeBench's alike
 

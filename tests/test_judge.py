@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from hostile_programs import needs_sandbox
 
 from cgm_metrics.execution import judge
-from cgm_metrics.execution.problems import Problem
 from cgm_metrics.execution.sandbox import check_limits
+from cgm_metrics.execution.tasks import Problem
 
 LOOP = "    while True:\n        pass\n"
 

@@ -28,13 +28,8 @@ from hostile_programs import STATUS_FORGERS, needs_sandbox
 
 import cgm_metrics
 from cgm_metrics.base.errors import InputError
-from cgm_metrics.execution.problems import (
-    Problem,
-    candidate_program,
-    program_for,
-    read_problems,
-    scan_samples,
-)
+from cgm_metrics.execution.problems import read_problems, scan_samples
+from cgm_metrics.execution.tasks import Problem, candidate_program, program_for
 from cgm_metrics.frontends.cli import main
 from cgm_metrics.significance.classical import metric_exact_test
 

@@ -220,7 +220,7 @@ def test_extract_finds_the_perl_solution_in_a_chat_answer_and_its_program_runs()
     version fails, an answer without code fails for sure."""
     from cgm_metrics.execution.extract import assemble, extract_code
     from cgm_metrics.execution.languages import run_sources
-    from cgm_metrics.execution.problems import Problem
+    from cgm_metrics.execution.tasks import Problem
 
     find_toolchain("perl")
     problem = Problem("HumanEval_add", PROMPT, TESTS, "add", language="perl")

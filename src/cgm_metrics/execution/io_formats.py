@@ -1,7 +1,7 @@
 """Problem files of input/output problems, recognised by their content: LiveCodeBench,
 APPS/TACO, CodeContests, SandboxFusion's stdio rows and the normalised rows of
 ``tests/data/competitive`` (``tests`` as ``[{input, output}]``). Each row becomes a
-:class:`~cgm_metrics.execution.problems.Problem` of kind ``"io"`` whose ``io`` is an
+:class:`~cgm_metrics.execution.tasks.Problem` of kind ``"io"`` whose ``io`` is an
 :class:`~cgm_metrics.execution.io_spec.IOSpec`.
 
 A row is recognised by the fields it has (:func:`row_format`), the first that fits of:
@@ -562,9 +562,9 @@ _READERS = {"livecodebench": _livecodebench, "code_contests": _code_contests,
 
 def problem_from_row(row: dict, path: str | Path, number: int, fmt: str | None = None,
                      spill: Spill | None = None) -> Any:
-    """The :class:`~cgm_metrics.execution.problems.Problem` (kind ``"io"``) of one row of an
+    """The :class:`~cgm_metrics.execution.tasks.Problem` (kind ``"io"``) of one row of an
     input/output format (``fmt``, or the one :func:`row_format` recognises)."""
-    from .problems import Problem, _language
+    from .tasks import Problem, task_language
 
     fmt = fmt or row_format(row)
     if fmt is None:
@@ -573,7 +573,7 @@ def problem_from_row(row: dict, path: str | Path, number: int, fmt: str | None =
     spec, canonical = _READERS[fmt](reader, spill or _SPILL)
     language = DEFAULT_LANGUAGE
     if row.get("language") is not None:
-        language = _language(row["language"], path, number, reader.task)
+        language = task_language(row["language"], path, number, reader.task)
         if spec.test_type == "functional" and language != DEFAULT_LANGUAGE:
             raise reader.fail("language", f"a call-based problem (fn_name {spec.fn_name!r}) "
                               f"in {language}", f"its tests call a {DEFAULT_LANGUAGE} "

@@ -450,7 +450,7 @@ class IOTask:
 
     def tests(self, problem: Any, completion: str, extract: bool = False,
               all_tests: bool = False) -> tuple[list[Any], Any]:
-        from .judge import Test
+        from .tasks import Test
 
         spec = getattr(problem, "io", None)
         if not isinstance(spec, IOSpec):

@@ -6,7 +6,7 @@ or the arguments of a call and its result), how an output is judged right (a com
 checker), and sometimes the problem's own time and memory limits and reference solutions. The
 readers of those formats (:mod:`cgm_metrics.execution.io_formats`) make an :class:`IOSpec`; the
 judge's input/output kind of task (:mod:`cgm_metrics.execution.io_judge`) runs it. A
-:class:`~cgm_metrics.execution.problems.Problem` carries one in its ``io`` field, with ``kind``
+:class:`~cgm_metrics.execution.tasks.Problem` carries one in its ``io`` field, with ``kind``
 ``"io"``.
 
 Large test data (CodeContests' generated tests run to MBs) need not be held in memory: a

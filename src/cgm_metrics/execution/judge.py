@@ -12,7 +12,7 @@ systems' programs. The path:
    one program (:class:`Test`); with ``extract`` the completion is a chat answer whose code is
    found first (:mod:`cgm_metrics.execution.extract`). Today's one kind,
    :class:`ProgramTask`, makes one program of prompt + completion + test
-   (:func:`~cgm_metrics.execution.problems.program_for`): one test per task. A kind whose
+   (:func:`~cgm_metrics.execution.tasks.program_for`): one test per task. A kind whose
    tests are separate runs (stdin/stdout cases) is a new class, registered in :data:`KINDS`;
    no caller changes;
 2. **run**: every test's program runs in the sandbox (:func:`~cgm_metrics.execution.runs.execute`:
@@ -35,9 +35,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..languages import DEFAULT_LANGUAGE
-from .problems import Problem, program_for
 from .runs import Verdict, execute
 from .sandbox import Limits
+from .tasks import Problem, Test, program_for
 
 #: a verdict's status, in the order :func:`majority` breaks ties
 STATUSES = ("passed", "failed", "timeout", "killed")
@@ -46,17 +46,6 @@ LONGEST_LIMIT = 86_400.0
 
 
 # ---------------------------------------------------------------- tasks and their tests
-
-
-@dataclass(frozen=True)
-class Test:
-    """One test of a task: a program the sandbox runs (source text for its interpreter, or a
-    :class:`~cgm_metrics.execution.languages.LanguageProgram`), named within its task."""
-
-    __test__ = False  # not a test case of pytest's
-
-    name: str
-    program: Any
 
 
 class TaskKind(Protocol):

@@ -322,7 +322,7 @@ def program_of(lang: Any, program_text: str,
                toolchain: Toolchain | None = None) -> LanguageProgram:
     """As :func:`steps_for`, but the run step takes the timeout of the limits it runs under
     (``Sandbox.run(program, limits=...)``); the compile step keeps its own budget. What a
-    problem file's task in another language runs (``problems.program_for``)."""
+    problem file's task in another language runs (``tasks.program_for``)."""
     return _built(get_language(lang), toolchain, program_text, None)
 
 

@@ -62,7 +62,7 @@ class ProblemEvaluation(Evaluation):
     :mod:`cgm_metrics.execution.problems`): an item is a task.
 
     Every sample is judged once (:class:`~cgm_metrics.execution.judge.Judge`: its program
-    built by :func:`~cgm_metrics.execution.problems.program_for`), whatever the number of
+    built by :func:`~cgm_metrics.execution.tasks.program_for`), whatever the number of
     metrics that need its verdict, on ``jobs`` sandbox workers or a Ray cluster (``ray``);
     with ``results`` each run is written to that JSONL file as its sample's verdict is
     given. A metric that runs code (pass@k, COMBINED) turns the verdicts of each task's

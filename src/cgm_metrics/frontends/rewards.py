@@ -45,6 +45,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..execution.sandbox import Limits, SandboxError
+from ..languages import DEFAULT_LANGUAGE
 
 #: what ``on_fault`` may say
 ON_FAULT = ("none", "raise")
@@ -90,7 +91,7 @@ class ExecutionReward:
     fault gives None) or ``"raise"``; ``max_tests``: only the first N tests of an
     input/output task count (verl's ``continuous`` score is ``max_tests=10``)."""
 
-    def __init__(self, kind: str = "pass", lang: str = "python", *, extract: bool = True,
+    def __init__(self, kind: str = "pass", lang: str = DEFAULT_LANGUAGE, *, extract: bool = True,
                  timeout: float | None = None, memory_mb: int | None = None,
                  workers: int | None = None, on_fault: str = "none",
                  max_tests: int | None = None) -> None:
@@ -124,7 +125,7 @@ class ExecutionReward:
         ``--problems`` reads (recognised by its fields; a bare ``{"inputs", "outputs"}``,
         verl's ``ground_truth``, as APPS's ``input_output``)."""
         from ..execution.io_formats import problem_from_row, row_format
-        from ..execution.problems import Problem
+        from ..execution.tasks import Problem
 
         test = row.get("test")
         if isinstance(test, str):
@@ -244,7 +245,7 @@ class SimilarityReward:
     ``reference_column``: the dataset column of the references (a string, or a list of
     references per sample)."""
 
-    def __init__(self, metric: str = "chrf_code", lang: str = "python", *,
+    def __init__(self, metric: str = "chrf_code", lang: str = DEFAULT_LANGUAGE, *,
                  extract: bool = True, reference_column: str = "reference",
                  **options: Any) -> None:
         from ..pipeline.registry import get_metric

@@ -130,6 +130,7 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="bash",
+    sandbox_fusion='bash',
     display_name="Bash",
     aliases=("shell",),
     multipl_e=("sh",),

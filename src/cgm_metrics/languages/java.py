@@ -216,6 +216,7 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="java",
+    sandbox_fusion='java',
     code_contests=(4,),  # CodeContests' Solution.Language id
     display_name="Java",
     aliases=(),

@@ -146,6 +146,7 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="php",
+    sandbox_fusion='php',
     display_name="PHP",
     aliases=(),
     multipl_e=("php",),

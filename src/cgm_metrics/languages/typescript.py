@@ -125,6 +125,7 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="typescript",
+    sandbox_fusion='typescript',
     display_name="TypeScript",
     aliases=(),
     multipl_e=("ts",),

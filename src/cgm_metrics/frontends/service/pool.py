@@ -148,8 +148,8 @@ class Pool:
         self._ray_started = False
         self._actor_class: Any = None
         if ray is not None:
-            from ... import distributed
             from ...execution.runs import _SandboxActor
+            from ...pipeline import distributed
 
             ray_module = distributed.require_ray()
             self._ray_started = distributed.connect(ray, log_to_driver=False)
@@ -205,7 +205,7 @@ class Pool:
             if slot.thread is not None:
                 slot.thread.join(max(0.0, deadline - time.monotonic()))
         if self._ray_started:
-            from ... import distributed
+            from ...pipeline import distributed
 
             distributed.disconnect()
 

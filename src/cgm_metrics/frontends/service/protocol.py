@@ -36,21 +36,23 @@ from ...base.errors import ToolchainMissingError
 from ...execution.languages import LanguageProgram, stdio_program
 from ...execution.sandbox import ExecutionResult, Limits, StepResult
 
+
+def _sandboxfusion_languages() -> dict[str, str]:
+    """SandboxFusion's language names that run here -> the execution language, from the
+    language modules' ``sandbox_fusion`` names."""
+    from ...execution.languages import execution_languages
+    from ...languages import find
+
+    found = {}
+    for name in execution_languages():
+        language = find(name)
+        if language is not None and language.sandbox_fusion:
+            found[language.sandbox_fusion] = language.name
+    return found
+
+
 #: SandboxFusion's language names that run here -> the execution language
-SANDBOXFUSION_LANGUAGES: dict[str, str] = {
-    "python": "python",
-    "cpp": "cpp",
-    "nodejs": "javascript",
-    "typescript": "typescript",
-    "go": "go",
-    "java": "java",
-    "php": "php",
-    "bash": "bash",
-    "rust": "rust",
-    "lua": "lua",
-    "perl": "perl",
-    "ruby": "ruby",
-}
+SANDBOXFUSION_LANGUAGES: dict[str, str] = _sandboxfusion_languages()
 
 #: SandboxFusion's defaults (seconds)
 DEFAULT_COMPILE_TIMEOUT = 10.0

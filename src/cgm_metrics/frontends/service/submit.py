@@ -36,7 +36,7 @@ class SubmitRequest:
 
     id: Any
     completion: str
-    problem: Any  # execution.problems.Problem
+    problem: Any  # execution.tasks.Problem
     limits: Limits
     all_tests: bool
 
