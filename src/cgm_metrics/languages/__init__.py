@@ -84,7 +84,6 @@ class Language(Record):
     aliases: tuple[str, ...] = ()
     multipl_e: tuple[str, ...] = ()  # MultiPL-E's keys (problem files' `language` field)
     code_contests: tuple[int, ...] = ()  # CodeContests' ids of its solutions' language
-    sandbox_fusion: str = ""  # SandboxFusion's name of the language (its API's `language`)
     extensions: tuple[str, ...] = ()  # file name endings, with the dot
     codebleu: "CodeBleuPart | None" = None
     tsed: "TsedPart | None" = None

@@ -130,7 +130,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="bash",
-    sandbox_fusion='bash',
     display_name="Bash",
     aliases=("shell",),
     multipl_e=("sh",),

@@ -103,7 +103,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="cpp",
-    sandbox_fusion='cpp',
     code_contests=(2,),  # CodeContests' Solution.Language id
     display_name="C++",
     aliases=("c++", "cxx", "cc"),

@@ -230,7 +230,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="go",
-    sandbox_fusion='go',
     display_name="Go",
     aliases=("golang",),
     multipl_e=("go_test.go",),

@@ -216,7 +216,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="java",
-    sandbox_fusion='java',
     code_contests=(4,),  # CodeContests' Solution.Language id
     display_name="Java",
     aliases=(),

@@ -166,7 +166,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="javascript",
-    sandbox_fusion='nodejs',
     display_name="JavaScript",
     aliases=("node", "nodejs"),
     multipl_e=("js",),

@@ -167,7 +167,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="lua",
-    sandbox_fusion='lua',
     display_name="Lua",
     aliases=(),
     multipl_e=("lua",),

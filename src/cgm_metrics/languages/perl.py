@@ -186,7 +186,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="perl",
-    sandbox_fusion='perl',
     display_name="Perl",
     aliases=("perl5",),
     multipl_e=("pl",),

@@ -146,7 +146,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="php",
-    sandbox_fusion='php',
     display_name="PHP",
     aliases=(),
     multipl_e=("php",),

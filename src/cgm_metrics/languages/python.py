@@ -122,7 +122,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="python",
-    sandbox_fusion='python',
     code_contests=(3,),  # CodeContests' Solution.Language id
     display_name="Python",
     aliases=("python3",),

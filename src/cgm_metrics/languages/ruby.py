@@ -145,7 +145,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="ruby",
-    sandbox_fusion='ruby',
     display_name="Ruby",
     aliases=(),
     multipl_e=("rb",),

@@ -126,7 +126,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="rust",
-    sandbox_fusion='rust',
     display_name="Rust",
     aliases=(),
     multipl_e=("rs",),

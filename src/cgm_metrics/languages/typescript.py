@@ -125,7 +125,6 @@ EXTRACTION = ExtractionPart(
 
 LANGUAGE = Language(
     name="typescript",
-    sandbox_fusion='typescript',
     display_name="TypeScript",
     aliases=(),
     multipl_e=("ts",),

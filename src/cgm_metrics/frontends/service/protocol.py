@@ -38,20 +38,23 @@ from ...execution.sandbox import ExecutionResult, Limits, StepResult
 
 
 def _sandboxfusion_languages() -> dict[str, str]:
-    """SandboxFusion's language names that run here -> the execution language, from the
-    language modules' ``sandbox_fusion`` names."""
+    """The language names a request may give -> the execution language: every name the
+    language modules answer to (SandboxFusion's ``nodejs`` is JavaScript's alias) of a
+    language whose programs run here."""
     from ...execution.languages import execution_languages
-    from ...languages import find
+    from ...languages import aliases, find
 
-    found = {}
-    for name in execution_languages():
-        language = find(name)
-        if language is not None and language.sandbox_fusion:
-            found[language.sandbox_fusion] = language.name
-    return found
+    runnable = set(execution_languages())
+    found = {name: name for name in runnable}
+    for alias, name in aliases().items():
+        if name in runnable:
+            found.setdefault(alias, name)
+    return {name: found[name] for name in sorted(found)
+            if (language := find(name)) is not None and language.name in runnable}
 
 
-#: SandboxFusion's language names that run here -> the execution language
+#: the language names a request may give (SandboxFusion's among them) -> the execution
+#: language
 SANDBOXFUSION_LANGUAGES: dict[str, str] = _sandboxfusion_languages()
 
 #: SandboxFusion's defaults (seconds)
