@@ -38,8 +38,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "src"))
 
 KINDS = ("right", "wrong", "crashing", "endless")
 WEIGHTS = (0.4, 0.3, 0.2, 0.1)
@@ -368,4 +366,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # run as a script: its helpers and the checkout's package (not when a test imports it:
+    # benchmarks/ on sys.path would let its scripts shadow packages of the same names)
+    sys.path.insert(0, str(HERE))
+    sys.path.insert(0, str(HERE.parent / "src"))
     main()
