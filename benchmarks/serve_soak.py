@@ -195,6 +195,23 @@ def soak(url: str, clients: int, seconds: float, *, run_timeout: float = 0.5,
 # ---------------------------------------------------------------- a server
 
 
+def sandbox_worker_pids(server_pid: int) -> list[int]:
+    """The sandbox worker processes of the server ``server_pid`` (its children running the
+    worker), in order."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                command = handle.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == server_pid and b"_sandbox_child.py" in command:
+            found.append(int(entry))
+    return sorted(found)
+
+
 class Server:
     """``cgm serve`` in a process of its own."""
 
@@ -228,18 +245,7 @@ class Server:
         return requests.get(self.url + "/v1/health", timeout=30).json()
 
     def worker_pids(self) -> list[int]:
-        found = []
-        for entry in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-                with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    command = handle.read()
-            except (OSError, ValueError, IndexError):
-                continue
-            if parent == self.process.pid and b"_sandbox_child.py" in command:
-                found.append(int(entry))
-        return found
+        return sandbox_worker_pids(self.process.pid)
 
     def close(self) -> None:
         if self.process.poll() is None:

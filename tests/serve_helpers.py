@@ -18,6 +18,18 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def load_soak():
+    """benchmarks/serve_soak.py, loaded by path once: benchmarks/ on sys.path would let its
+    scripts (codebleu.py, ruby.py, ...) shadow the real packages of the same names."""
+    name = "cgm_benchmark_serve_soak"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / "serve_soak.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -63,20 +75,7 @@ class Server:
 
     def worker_pids(self) -> list[int]:
         """The sandbox worker processes of this server (its children running the worker)."""
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-                with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    command = handle.read()
-            except (OSError, ValueError, IndexError):
-                continue
-            if parent == self.process.pid and b"_sandbox_child.py" in command:
-                found.append(int(entry))
-        return sorted(found)
+        return load_soak().sandbox_worker_pids(self.process.pid)
 
 
 @contextlib.contextmanager

@@ -5,30 +5,15 @@ requests it was running answer SandboxError and the workers are replaced."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 from hostile_programs import needs_sandbox
-from serve_helpers import running_server
-
-
-def _load_soak():
-    """benchmarks/serve_soak.py, loaded by path: benchmarks/ on sys.path would let its scripts
-    (codebleu.py, ruby.py, ...) shadow the real packages of the same names."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_soak.py"
-    spec = importlib.util.spec_from_file_location("cgm_benchmark_serve_soak", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+from serve_helpers import load_soak, running_server
 
 pytestmark = [needs_sandbox, pytest.mark.xdist_group("serve")]
 
 
 def test_short_soak_loses_and_hangs_nothing(tmp_path):
-    soak = _load_soak().soak
+    soak = load_soak().soak
 
     with running_server(tmp_path, "--workers", "2") as server:
         calm = soak(server.url, clients=48, seconds=6, run_timeout=0.3, client_timeout=120)
