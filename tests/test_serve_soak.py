@@ -5,6 +5,10 @@ requests it was running answer SandboxError and the workers are replaced."""
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import pytest
 from hostile_programs import needs_sandbox
 from serve_helpers import load_soak, running_server
@@ -29,5 +33,24 @@ def test_short_soak_loses_and_hangs_nothing(tmp_path):
         assert summary["kills"] >= 3, summary
         assert summary["answered"] == summary["requests"], summary
         assert summary["lost"] == summary["hung"] == summary["faults_as_verdicts"] == 0, summary
+        # The last kill may land just as the soak ends: the replacement is waited for.
+        health = wait_for_workers(server, alive=2)
+        assert health["worker_restarts"] >= 1, health
+
+        # A worker killed while idle is replaced without waiting for a request.
+        restarts = health["worker_restarts"]
+        os.kill(server.worker_pids()[0], signal.SIGKILL)
+        health = wait_for_workers(server, alive=2, restarts=restarts + 1)
+        assert health["programs_run"] == server.health()["programs_run"], health
+
+
+def wait_for_workers(server, alive: int, restarts: int = 0, seconds: float = 60.0) -> dict:
+    """The server's health once ``alive`` workers run after at least ``restarts`` restarts;
+    fails after ``seconds`` (a replacement takes well under one at load 4)."""
+    deadline = time.monotonic() + seconds
+    while True:
         health = server.health()
-        assert health["worker_restarts"] >= 1 and health["workers_alive"] == 2
+        if health["workers_alive"] == alive and health["worker_restarts"] >= restarts:
+            return health
+        assert time.monotonic() < deadline, health
+        time.sleep(0.1)

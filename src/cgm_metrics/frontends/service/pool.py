@@ -261,13 +261,14 @@ class Pool:
         _settle(job.future, exception=Cancelled(reason))
         return state
 
-    def _take(self, slot: _Slot) -> Job | None:
+    def _take(self, slot: _Slot) -> Job | None | bool:
+        """The next job; None once closed; False when this slot's idle worker has died (the
+        caller replaces it at once, so health never counts a dead worker for long)."""
         with self._condition:
             while not self._queue and not self._closed:
-                if self.draining and not self._queue:
-                    self._condition.wait(0.5)
-                    continue
                 self._condition.wait(0.5)
+                if not self._queue and slot.worker is not None and not slot.worker.alive():
+                    return False
             if self._closed:
                 return None
             job = self._queue.popleft()
@@ -302,6 +303,8 @@ class Pool:
             job = self._take(slot)
             if job is None:
                 break
+            if job is False:
+                continue  # the loop's top replaces the dead idle worker
             worker = slot.worker
             if not worker.alive():  # died while this slot waited: a fresh one runs the job
                 self._replace(slot, "a worker died while idle")
