@@ -71,7 +71,10 @@ def documents(root: Path = ROOT) -> list[Path]:
 # the evaluate modules) with the script itself; a script that times one metric names its part
 # of the package and what every metric's computation goes through (COMMON; not the registry,
 # which only finds a metric's class, outside the timings).
-DEFAULT_MEASURED = ("src/cgm_metrics", ":(glob)metrics/*/*.py", "spaces/app.py", "setup.py")
+_EVERYTHING = ("src/cgm_metrics", ":(glob)metrics/*/*.py", "spaces/app.py", "setup.py")
+# The execution service is imported only by ``cgm serve``: no other script runs its code.
+_SERVICE = ("src/cgm_metrics/frontends/service", "src/cgm_metrics/frontends/commands/serve.py")
+DEFAULT_MEASURED = (*_EVERYTHING, *(f":(exclude){path}" for path in _SERVICE))
 COMMON = ("src/cgm_metrics/__init__.py", "src/cgm_metrics/pipeline/metric.py", "src/cgm_metrics/base/errors.py",
           "src/cgm_metrics/base/native.py", "src/cgm_metrics/core",
           "src/cgm_metrics/maths/__init__.py", "src/cgm_metrics/maths/csrc", "setup.py")
@@ -87,6 +90,7 @@ MEASURED: dict[str, tuple[str, ...]] = {
     "codexglue_edit_sim": (*COMMON, "src/cgm_metrics/maths/codexglue.py"),
     "meteor": (*COMMON, "src/cgm_metrics/maths/classic"),
     "io_judge_speed": (*COMMON, *_LANGUAGES, "src/cgm_metrics/execution"),
+    "serve_soak": _EVERYTHING,
     "significance": (*COMMON, "src/cgm_metrics/significance", "src/cgm_metrics/maths/chrf.py",
                      "src/cgm_metrics/maths/classic"),
 }
@@ -245,8 +249,15 @@ class Git:
 
 
 def _under(path: str, paths: Iterable[str]) -> bool:
+    """Whether ``path`` is one of the pathspecs ``paths`` names, as ``git diff`` reads them
+    (a folder, a file, ``:(glob)`` patterns, and ``:(exclude)`` for what they leave out)."""
     import fnmatch
 
+    paths = list(paths)
+    excluded = [p.removeprefix(":(exclude)") for p in paths if p.startswith(":(exclude)")]
+    if excluded and _under(path, excluded):
+        return False
+    paths = [p for p in paths if not p.startswith(":(exclude)")]
     return any(fnmatch.fnmatchcase(path, p.removeprefix(":(glob)")) if p.startswith(":(glob)")
                else path == p or path.startswith(p.rstrip("/") + "/") for p in paths)
 

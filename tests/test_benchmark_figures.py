@@ -13,6 +13,7 @@ import copy
 import importlib.util
 import json
 import re
+import subprocess
 import sys
 
 import pytest
@@ -261,6 +262,26 @@ def test_changed_measured_code_needs_a_new_run_or_the_earlier_mark(results):
     marked = f"{ratio:.1f}x†<!--fig chrf corpus ratio one {run['date']} earlier-->"
     found = [p for quote in q.quoted("x.md", marked) for p in q.check(quote, chrf, git)]
     assert found == []
+
+
+@pytest.mark.parametrize("changed, script, stale", [
+    ("src/cgm_metrics/frontends/service/pool.py", "passk", False),
+    ("src/cgm_metrics/frontends/commands/serve.py", "execution", False),
+    ("src/cgm_metrics/frontends/service/pool.py", "serve_soak", True),
+    ("src/cgm_metrics/execution/judge.py", "passk", True),
+    ("src/cgm_metrics/frontends/cli.py", "compare_cost", True),
+])
+def test_the_service_is_measured_only_by_the_service_benchmark(changed, script, stale):
+    """The execution service runs only under ``cgm serve``: its files stale the soak's figures,
+    not the others'; the rest of the package stales every script that names no narrower set.
+    Both readers of the pathspecs agree: the recorded changed files and ``git diff``'s."""
+    assert q._under(changed, q.measured(script)) is stale
+    git = q.Git()
+    if not git.usable():
+        pytest.skip("needs the repository's history (git, not a shallow clone)")
+    done = subprocess.run(["git", "ls-files", "--", *q.measured(script)], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    assert (changed in done.stdout.split()) is stale
 
 
 # -- the records themselves ---------------------------------------------------------------------

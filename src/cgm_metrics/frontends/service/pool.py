@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ...execution.languages import run_checked
 from ...execution.sandbox import ExecutionResult, Limits, Sandbox, SandboxError
@@ -261,7 +261,7 @@ class Pool:
         _settle(job.future, exception=Cancelled(reason))
         return state
 
-    def _take(self, slot: _Slot) -> Job | None | bool:
+    def _take(self, slot: _Slot) -> Job | Literal[False] | None:
         """The next job; None once closed; False when this slot's idle worker has died (the
         caller replaces it at once, so health never counts a dead worker for long)."""
         with self._condition:
