@@ -7,6 +7,8 @@ Real sandbox, real programs."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -107,6 +109,25 @@ def test_as_main_runs_the_code_as_a_script(box):
     # code_eval's way (no as_main) is unchanged: sys.exit fails, __name__ is not __main__
     plain = box.run(Step(python="import sys\nsys.exit(0)"))
     assert plain.status == "failed"
+
+
+@pytest.mark.parametrize("source", [
+    "import sys\nprint(1)\nsys.exit(3)",
+    "raise SystemExit('no input given')",
+    "import sys\nsys.exit(True)",
+    "class Stop(SystemExit):\n    pass\nraise Stop(7)",
+    "exit(4)",
+    "import sys\nsys.exit([1, 2])",
+])
+def test_a_script_s_exit_ends_it_as_the_interpreter_does(box, source):
+    """The exit status, stdout and stderr of ``python script.py``, the peer run here: no
+    traceback for ``sys.exit``, a code that is not a number printed on stderr."""
+    real = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                          timeout=60)
+    ours = box.run(Step(python=source, as_main=True))
+    assert (ours.returncode, ours.stdout, ours.stderr) == (real.returncode, real.stdout,
+                                                           real.stderr)
+    assert ours.status == "failed"
 
 
 def test_each_step_of_a_program_gets_its_own_stdin(box):

@@ -92,8 +92,10 @@ def run_python(source, nonce, timeout, verdict_fd=4, as_main=False):
     write, exit_now, getpid = os.write, os._exit, os.getpid
     truncate, seek = os.ftruncate, os.lseek
     print_exception, type_of, str_of = traceback.print_exception, type, str
+    is_a, show = isinstance, print
     classify, quoted, mac_of, limits = limit_of, _quoted, hashlib.blake2b, LIMITS
     Failure = BaseException  # noqa: N806 - a local the program cannot rebind
+    Exit = SystemExit  # noqa: N806 - the same
     me = getpid()
     streams = (sys.stdout, sys.stderr)
     line = b"passed " + nonce + b"\n"
@@ -134,7 +136,7 @@ def run_python(source, nonce, timeout, verdict_fd=4, as_main=False):
             if as_main:
                 try:
                     exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
-                except SystemExit as error:
+                except Exit as error:
                     if error.code not in (None, 0):  # its exit status, as the interpreter's
                         status = error.code if type_of(error.code) is int else 1
                         raise
@@ -157,10 +159,17 @@ def run_python(source, nonce, timeout, verdict_fd=4, as_main=False):
         except Failure:
             limit = None
         try:
-            tb = error.__traceback__
-            print_exception(
-                type_of(error), error, tb.tb_next if tb is not None else None, file=streams[1]
-            )
+            if as_main and is_a(error, Exit):
+                # as the interpreter ends a script: no traceback; a code that is not a
+                # number is printed
+                if not is_a(error.code, int):
+                    show(str_of(error.code), file=streams[1])
+            else:
+                tb = error.__traceback__
+                print_exception(
+                    type_of(error), error, tb.tb_next if tb is not None else None,
+                    file=streams[1]
+                )
         except Failure:
             pass
     for stream in streams:
