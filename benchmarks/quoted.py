@@ -74,7 +74,15 @@ def documents(root: Path = ROOT) -> list[Path]:
 _EVERYTHING = ("src/cgm_metrics", ":(glob)metrics/*/*.py", "spaces/app.py", "setup.py")
 # The execution service is imported only by ``cgm serve``: no other script runs its code.
 _SERVICE = ("src/cgm_metrics/frontends/service", "src/cgm_metrics/frontends/commands/serve.py")
-DEFAULT_MEASURED = (*_EVERYTHING, *(f":(exclude){path}" for path in _SERVICE))
+# Code that runs only in a sandbox worker's process: only scripts that run programs run it.
+SANDBOX_SIDE = ("src/cgm_metrics/execution/_sandbox_child.py",
+                "src/cgm_metrics/execution/_sandbox_runner.py")
+_NOT_SERVICE = (*_EVERYTHING, *(f":(exclude){path}" for path in _SERVICE))
+DEFAULT_MEASURED = (*_NOT_SERVICE, *(f":(exclude){path}" for path in SANDBOX_SIDE))
+#: the scripts that run programs in the sandbox (a test checks that no other script names the
+#: execution side)
+RUN_PROGRAMS = ("execution", "execution_languages", "extraction", "humaneval_variants",
+                "passk")
 COMMON = ("src/cgm_metrics/__init__.py", "src/cgm_metrics/pipeline/metric.py", "src/cgm_metrics/base/errors.py",
           "src/cgm_metrics/base/native.py", "src/cgm_metrics/core",
           "src/cgm_metrics/maths/__init__.py", "src/cgm_metrics/maths/csrc", "setup.py")
@@ -91,6 +99,7 @@ MEASURED: dict[str, tuple[str, ...]] = {
     "meteor": (*COMMON, "src/cgm_metrics/maths/classic"),
     "io_judge_speed": (*COMMON, *_LANGUAGES, "src/cgm_metrics/execution"),
     "serve_soak": _EVERYTHING,
+    **{script: _NOT_SERVICE for script in RUN_PROGRAMS},
     "significance": (*COMMON, "src/cgm_metrics/significance", "src/cgm_metrics/maths/chrf.py",
                      "src/cgm_metrics/maths/classic"),
 }

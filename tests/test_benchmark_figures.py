@@ -270,11 +270,17 @@ def test_changed_measured_code_needs_a_new_run_or_the_earlier_mark(results):
     ("src/cgm_metrics/frontends/service/pool.py", "serve_soak", True),
     ("src/cgm_metrics/execution/judge.py", "passk", True),
     ("src/cgm_metrics/frontends/cli.py", "compare_cost", True),
+    ("src/cgm_metrics/execution/_sandbox_runner.py", "compare_cost", False),
+    ("src/cgm_metrics/execution/_sandbox_child.py", "passk", True),
+    ("src/cgm_metrics/execution/_sandbox_runner.py", "serve_soak", True),
+    ("src/cgm_metrics/execution/_sandbox_runner.py", "io_judge_speed", True),
 ])
-def test_the_service_is_measured_only_by_the_service_benchmark(changed, script, stale):
+def test_the_service_and_the_sandbox_side_are_measured_only_where_they_run(changed, script,
+                                                                           stale):
     """The execution service runs only under ``cgm serve``: its files stale the soak's figures,
-    not the others'; the rest of the package stales every script that names no narrower set.
-    Both readers of the pathspecs agree: the recorded changed files and ``git diff``'s."""
+    not the others'; the sandbox worker's own files stale only scripts that run programs; the
+    rest of the package stales every script that names no narrower set. Both readers of the
+    pathspecs agree: the recorded changed files and ``git diff``'s."""
     assert q._under(changed, q.measured(script)) is stale
     git = q.Git()
     if not git.usable():
@@ -282,6 +288,18 @@ def test_the_service_is_measured_only_by_the_service_benchmark(changed, script, 
     done = subprocess.run(["git", "ls-files", "--", *q.measured(script)], cwd=ROOT,
                           capture_output=True, text=True, check=True)
     assert (changed in done.stdout.split()) is stale
+
+
+def test_every_script_that_runs_programs_measures_the_sandbox_side():
+    """A script that reaches the execution side (the sandbox, code_eval, problem files, the
+    service) is one of the scripts whose figures the sandbox worker's files stale."""
+    runs = re.compile(r"cgm_metrics\.execution|Sandbox\(|code_eval|allow_code_execution|"
+                      r"--problems|cgm serve|frontends\.service")
+    for path in sorted((ROOT / "benchmarks").glob("*.py")):
+        if path.stem in HELPERS or not runs.search(path.read_text(encoding="utf-8")):
+            continue
+        measured = q.measured(path.stem)
+        assert all(q._under(side, measured) for side in q.SANDBOX_SIDE), path.name
 
 
 # -- the records themselves ---------------------------------------------------------------------
