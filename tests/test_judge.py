@@ -79,3 +79,28 @@ def test_majority_breaks_ties_against_passing():
     assert judge.majority([run("passed"), run("failed")]) == ("failed", True)
     assert judge.majority([run("passed"), run("passed"), run("timeout")]) == ("passed", True)
     assert judge.majority([run("timeout"), run("killed")]) == ("timeout", False)
+
+
+@needs_sandbox
+def test_a_cancelled_run_kills_its_programs_and_raises(monkeypatch):
+    """``cancel`` set from another thread ends a run within about half a second: its running
+    program (a minute of sleep) is killed, the rest are not run, Cancelled is raised."""
+    import threading
+    import time
+
+    import pytest
+
+    from cgm_metrics.execution.runs import Cancelled
+    from cgm_metrics.execution.sandbox import Limits
+
+    monkeypatch.setitem(judge.KINDS, "two_tests", TwoTests())
+    problem = TwoTestProblem("t", "", "", "f")
+    sleeper = "import time\ntime.sleep(60)\ndef f(x):\n    return x + 1\n"
+    jobs = [judge.problem_job(index, problem, sleeper) for index in range(3)]
+    cancel = threading.Event()
+    timer = threading.Timer(1.0, cancel.set)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(Cancelled):
+        judge.Judge(Limits(timeout=90.0)).judge(jobs, cancel=cancel)
+    assert time.monotonic() - start < 20

@@ -301,6 +301,30 @@ def test_client_disconnect_cancels_its_program(tmp_path):
         assert one.health()["cancelled"] == 1
 
 
+def test_client_disconnect_cancels_its_submission(tmp_path):
+    """/submit runs on the judge's own workers: a client that leaves has them killed too, so
+    the next submission (one slot here) does not wait behind the minute-long program."""
+    row = {"task_id": "echo", "input_output": {"inputs": ["1\n"], "outputs": ["1\n"]}}
+    sleeper = "```python\nimport time\ntime.sleep(60)\nprint(input())\n```"
+    right = "```python\nprint(input())\n```"
+
+    def body(completion):
+        return {"id": "echo", "completion": completion,
+                "config": {"provided_data": row, "run_timeout": 90}}
+
+    with running_server(tmp_path, "--workers", "1") as one:
+        with pytest.raises(requests.exceptions.ReadTimeout):
+            requests.post(one.url + "/submit", json=body(sleeper), timeout=3)
+        deadline = time.monotonic() + 20
+        while one.health()["cancelled"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert one.health()["cancelled"] == 1
+        start = time.monotonic()
+        answer = post(one, body(right), path="/submit").json()
+        assert answer["accepted"] is True, answer
+        assert time.monotonic() - start < 30  # not behind the minute-long program
+
+
 def test_sigterm_drains_in_flight_and_refuses_new(tmp_path):
     with running_server(tmp_path, "--workers", "1") as one:
         answers: list = []

@@ -30,6 +30,7 @@ table and the paired tests' exact test.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -328,10 +329,12 @@ class Judge:
         attempt: int = 1,
         limits_for: Callable[[Job], Limits | None] | None = None,
         progress: Callable[[int], None] | None = None,
+        cancel: threading.Event | None = None,
     ) -> Generator[SampleVerdict, None, None]:
         """Run every test of every job ``repeat`` times (one attempt, no retry) and yield each
         sample's :class:`SampleVerdict` as its last run ends, in the order of ``jobs`` (read
-        lazily). Closing the generator early kills the running programs."""
+        lazily). Closing the generator early kills the running programs; so does ``cancel``
+        set from another thread, which then raises :class:`~.runs.Cancelled`."""
         repeat = self.repeat
 
         def items():
@@ -343,7 +346,7 @@ class Judge:
         own = None if limits_for is None else (lambda key: limits_for(key[0]))
         verdicts = execute(items(), self.limits, workers=self.workers, ray=self.ray,
                            require_isolation=self.require_isolation, progress=progress,
-                           limits_for=own)
+                           limits_for=own, cancel=cancel)
         try:
             runs: list[Verdict] = []
             tests: list[TestVerdict] = []
@@ -382,12 +385,14 @@ class Judge:
         *,
         limits_for: Callable[[Job], Limits | None] | None = None,
         progress: Callable[[int], None] | None = None,
+        cancel: threading.Event | None = None,
     ) -> list[SampleVerdict]:
         """The final :class:`SampleVerdict` of every job, in order: every sample run
         (:meth:`run`), then the ones that timed out once more under :meth:`retry_limits`
-        (their own limits scaled where ``limits_for`` gives some)."""
+        (their own limits scaled where ``limits_for`` gives some). ``cancel``: as for
+        :meth:`run`."""
         jobs = list(jobs)
-        found = list(self.run(jobs, limits_for=limits_for, progress=progress))
+        found = list(self.run(jobs, limits_for=limits_for, progress=progress, cancel=cancel))
         again = [position for position, verdict in enumerate(found) if self.retry_rule(verdict)]
         if again:
             if limits_for is None:
@@ -396,7 +401,7 @@ class Judge:
                 def retry(job: Job) -> Limits | None:
                     return self.retry_limits(limits_for(job) or self.limits)
             rerun = self.run([jobs[position] for position in again], attempt=2,
-                             limits_for=retry)
+                             limits_for=retry, cancel=cancel)
             for position, verdict in zip(again, rerun, strict=True):
                 found[position] = replace(verdict, first_status=found[position].status)
         return found

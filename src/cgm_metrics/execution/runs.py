@@ -202,6 +202,7 @@ def execute(
     require_isolation: bool = True,
     progress: Callable[[int], None] | None = None,
     limits_for: Callable[[Any], Limits | None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> Generator[tuple[K, Verdict], None, None]:
     """Run every program of ``items`` (``(key, program)`` pairs) under ``limits`` (or the
     limits ``limits_for(key)`` gives it, where that is not None) and yield ``(key, verdict)``
@@ -211,10 +212,24 @@ def execute(
     "auto", "host:port"), one sandbox actor per CPU of that Ray cluster (``workers`` > 1
     caps their number). Nothing runs until the first verdict is asked for; closing the
     iterator early (or Ctrl-C while it waits) kills the workers and their running programs.
+    ``cancel`` (set from another thread) does the same within half a second and raises
+    :class:`Cancelled` where the verdicts are read (on Ray, within a second, and the programs
+    already sent to an actor end within their limits).
     """
     if ray is not None:
-        return _ray(items, limits, ray, workers, require_isolation, progress, limits_for)
-    return _local(items, limits, workers, require_isolation, progress, limits_for)
+        return _ray(items, limits, ray, workers, require_isolation, progress, limits_for,
+                    cancel)
+    return _local(items, limits, workers, require_isolation, progress, limits_for, cancel)
+
+
+class Cancelled(Exception):
+    """A run was cancelled (its ``cancel`` event set) before its last verdict: its running
+    programs were killed, its remaining ones not run."""
+
+
+def _check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("the run was cancelled; its running programs were killed.")
 
 
 class _Ordered:
@@ -270,7 +285,7 @@ class _Ordered:
             self.condition.notify_all()
 
 
-def _local(items, limits, workers, require_isolation, progress, limits_for=None):
+def _local(items, limits, workers, require_isolation, progress, limits_for=None, cancel=None):
     state = _Ordered(items, AHEAD_PER_WORKER * workers)
     boxes: list[Sandbox] = []
 
@@ -310,6 +325,7 @@ def _local(items, limits, workers, require_isolation, progress, limits_for=None)
                 while True:
                     if state.errors:
                         raise state.errors[0]
+                    _check_cancel(cancel)
                     if state.delivered in state.done:
                         item = state.done.pop(state.delivered)
                         state.delivered += 1
@@ -389,7 +405,8 @@ def _harness_error(error: BaseException) -> BaseException:
     return error
 
 
-def _ray(items, limits, address, workers, require_isolation, progress, limits_for=None):
+def _ray(items, limits, address, workers, require_isolation, progress, limits_for=None,
+         cancel=None):
     from ..pipeline import distributed
 
     ray = distributed.require_ray()
@@ -442,6 +459,7 @@ def _ray(items, limits, address, workers, require_isolation, progress, limits_fo
                     break
                 if not pending:
                     break
+                _check_cancel(cancel)
                 ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
                 for ref in ready:
                     actor = pending.pop(ref)

@@ -23,8 +23,10 @@ in the URL, for clients that cannot set a header, such as verl's); 401 otherwise
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -34,6 +36,7 @@ from urllib.parse import parse_qs
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
+from ...execution.runs import Cancelled as JudgeCancelled
 from ...execution.sandbox import SandboxError
 from .pool import Cancelled, Draining, Job, Pool, QueueFull
 from .protocol import (
@@ -363,13 +366,25 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
                                     retry_after=pool.retry_after()))
         finally:
             submits["waiting"] -= 1
+        cancel = threading.Event()
+        watcher = asyncio.ensure_future(_disconnected(request))
+        judged = asyncio.ensure_future(asyncio.to_thread(judge_submission, checked, cancel))
         try:
-            answer = await asyncio.to_thread(judge_submission, checked)
+            done, _ = await asyncio.wait({watcher, judged}, return_when=asyncio.FIRST_COMPLETED)
+            if judged not in done:  # the client went away: its programs are killed
+                cancel.set()
+                with contextlib.suppress(JudgeCancelled, SandboxError):
+                    await judged  # within half a second; the slot is free only then
+                service.pool.count_cancelled()
+                service._count("ClientGone")
+                return Response(status_code=499)
+            answer = judged.result()
         except SandboxError as error:  # never a verdict: the client sees an error
             service._count("SandboxError")
             return JSONResponse({"status": "SandboxError", "message": str(error)},
                                 status_code=500)
         finally:
+            watcher.cancel()
             slots.release()
         service._count("Accepted" if answer["accepted"] else "Rejected")
         return answer

@@ -261,6 +261,11 @@ class Pool:
         _settle(job.future, exception=Cancelled(reason))
         return state
 
+    def count_cancelled(self) -> None:
+        """Count a running job cancelled outside the pool (a submission's own judge)."""
+        with self._condition:
+            self.counters["cancelled_running"] += 1
+
     def _take(self, slot: _Slot) -> Job | Literal[False] | None:
         """The next job; None once closed; False when this slot's idle worker has died (the
         caller replaces it at once, so health never counts a dead worker for long)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -136,15 +137,17 @@ def parse_submit(data: Any, settings: Settings) -> SubmitRequest:
                          Limits(timeout=seconds, memory_mb=settings.memory_mb), all_tests)
 
 
-def judge_submission(request: SubmitRequest) -> dict[str, Any]:
+def judge_submission(request: SubmitRequest,
+                     cancel: threading.Event | None = None) -> dict[str, Any]:
     """Judge ``request`` (blocking: the judge's own workers) and give SandboxFusion's
     answer. Raises :class:`~cgm_metrics.execution.sandbox.SandboxError` on a harness
-    failure (never an answer with a verdict)."""
+    failure (never an answer with a verdict); :class:`~cgm_metrics.execution.runs.Cancelled`
+    once ``cancel`` is set (its programs killed)."""
     from ...execution.judge import Judge, problem_job
 
     job = problem_job(request.id, request.problem, request.completion, extract=True,
                       all_tests=request.all_tests)
-    verdict = Judge(request.limits).judge([job])[0]
+    verdict = Judge(request.limits).judge([job], cancel=cancel)[0]
     tests = []
     for test in verdict.tests:
         run = test.run
