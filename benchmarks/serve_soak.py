@@ -16,6 +16,11 @@
    ``/v1/batch`` request; and ``/run_code`` requests from as many clients as workers), 3
    interleaved rounds; the service's extra wall time per program.
 
+4. **LiveCodeBench's programs**: the 18 samples of ``io_judge_speed.py`` (three LiveCodeBench
+   problems, six Python programs each) through ``/submit`` (each row inline, from as many
+   clients as workers) and through LiveCodeBench's own grader on as many processes, 3
+   interleaved rounds, the same verdicts required; wall time, peer / service.
+
 Every run appends its figures to ``benchmarks/results/serve_soak.json``. The test suite runs
 a short soak (``tests/test_serve_soak.py``) through :func:`soak`.
 """
@@ -312,6 +317,51 @@ def overhead(server: Server, workers: int, programs: int, repeats: int) -> dict[
     return out
 
 
+def livecodebench(server: Server, workers: int, repeats: int) -> dict[str, Any]:
+    """io_judge_speed's LiveCodeBench samples through /submit and through LiveCodeBench's
+    grader (same verdicts, or SystemExit); the two timings."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    import io_judge_speed as lcb
+    import requests
+    from benchtools import interleaved
+
+    os.environ["HF_ALLOW_CODE_EVAL"] = "1"
+    peer = lcb.peer_module()
+    rows = lcb.rows()
+    samples = [(task, code) for task in lcb.PROGRAMS for code in lcb.PROGRAMS[task]]
+    peer_samples = [{"input_output": json.dumps({
+        "inputs": [t["input"] for t in rows[task]["tests"]],
+        "outputs": [t["output"] for t in rows[task]["tests"]],
+        "fn_name": rows[task]["fn_name"]})} for task, _ in samples]
+    timeout = int(lcb.DEFAULT_TIME_LIMIT)
+    session = requests.Session()
+
+    def submit(sample: tuple[str, str]) -> str:
+        task, code = sample
+        answer = session.post(server.url + "/submit", timeout=600, json={
+            "id": task, "completion": f"```python\n{code}```",
+            "config": {"provided_data": rows[task], "run_timeout": timeout}}).json()
+        return answer["extra"]["judge"]
+
+    def service() -> list[str]:
+        with ThreadPoolExecutor(workers) as pool:
+            return list(pool.map(submit, samples))
+
+    def theirs() -> list[str]:
+        results, _ = peer.evaluate_generations(peer_samples, [[code] for _, code in samples],
+                                               num_process_evaluate=workers, timeout=timeout)
+        return [lcb.lcb_names(results[index])[0] for index in range(len(samples))]
+
+    service()  # the judge's workers warm, as in a training loop after its first step
+    timings = interleaved({"peer": theirs, "service": service}, repeats)
+    if timings["peer"].result != timings["service"].result:
+        raise SystemExit(f"the verdicts differ:\n peer    {timings['peer'].result}\n "
+                         f"service {timings['service'].result}")
+    return {"timings": timings, "samples": len(samples)}
+
+
 def main() -> None:
     from benchtools import Record, load
 
@@ -323,7 +373,8 @@ def main() -> None:
     parser.add_argument("--kill-every", type=float, default=3.0)
     parser.add_argument("--programs", type=int, default=200, help="programs of the overhead")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--skip", choices=("soak", "kills", "overhead"), action="append",
+    parser.add_argument("--skip", choices=("soak", "kills", "overhead", "livecodebench"),
+                        action="append",
                         default=[])
     args = parser.parse_args()
     record = Record("serve_soak", {
@@ -365,6 +416,16 @@ def main() -> None:
             for key, value in figures.items():
                 record.value(key, round(value, 3), "ms", key.replace("_", " "))
             print({k: round(v, 3) for k, v in figures.items()})
+        if "livecodebench" not in args.skip:
+            found = livecodebench(server, args.workers, args.repeats)
+            timings = found["timings"]
+            ratio = record.ratio(
+                "livecodebench_submit", timings["peer"], timings["service"],
+                f"LiveCodeBench's evaluate_generations / /submit, {found['samples']} samples "
+                f"of 3 LiveCodeBench problems (io_judge_speed's), {args.workers} workers and "
+                f"clients, same verdicts", unit=found["samples"], unit_name="sample")
+            print(f"LiveCodeBench's programs: peer {timings['peer'].best:.2f} s, /submit "
+                  f"{timings['service'].best:.2f} s: {ratio:.2f}x")
     finally:
         server.close()
     print(load())
