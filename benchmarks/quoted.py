@@ -72,12 +72,16 @@ def documents(root: Path = ROOT) -> list[Path]:
 # of the package and what every metric's computation goes through (COMMON; not the registry,
 # which only finds a metric's class, outside the timings).
 _EVERYTHING = ("src/cgm_metrics", ":(glob)metrics/*/*.py", "spaces/app.py", "setup.py")
-# The execution service is imported only by ``cgm serve``: no other script runs its code.
+# The reward functions are imported only by a training loop (their earlier path too): no
+# script runs them. The execution service is imported only by ``cgm serve``: no script but
+# the service's runs its code.
+_REWARDS = ("src/cgm_metrics/rewards.py", "src/cgm_metrics/frontends/rewards.py")
 _SERVICE = ("src/cgm_metrics/frontends/service", "src/cgm_metrics/frontends/commands/serve.py")
 # Code that runs only in a sandbox worker's process: only scripts that run programs run it.
 SANDBOX_SIDE = ("src/cgm_metrics/execution/_sandbox_child.py",
                 "src/cgm_metrics/execution/_sandbox_runner.py")
-_NOT_SERVICE = (*_EVERYTHING, *(f":(exclude){path}" for path in _SERVICE))
+_WITH_SERVICE = (*_EVERYTHING, *(f":(exclude){path}" for path in _REWARDS))
+_NOT_SERVICE = (*_WITH_SERVICE, *(f":(exclude){path}" for path in _SERVICE))
 DEFAULT_MEASURED = (*_NOT_SERVICE, *(f":(exclude){path}" for path in SANDBOX_SIDE))
 #: the scripts that run programs in the sandbox (a test checks that no other script names the
 #: execution side)
@@ -98,7 +102,7 @@ MEASURED: dict[str, tuple[str, ...]] = {
     "codexglue_edit_sim": (*COMMON, "src/cgm_metrics/maths/codexglue.py"),
     "meteor": (*COMMON, "src/cgm_metrics/maths/classic"),
     "io_judge_speed": (*COMMON, *_LANGUAGES, "src/cgm_metrics/execution"),
-    "serve_soak": _EVERYTHING,
+    "serve_soak": _WITH_SERVICE,
     **{script: _NOT_SERVICE for script in RUN_PROGRAMS},
     "significance": (*COMMON, "src/cgm_metrics/significance", "src/cgm_metrics/maths/chrf.py",
                      "src/cgm_metrics/maths/classic"),

@@ -55,7 +55,8 @@ TARGETS = {
     "distributed": "pipeline", "evaluation": "pipeline",
     # the front ends
     "cli": "frontends", "commands": "frontends", "space": "frontends", "hub": "frontends",
-    "service": "frontends", "rewards": "frontends",
+    "service": "frontends",
+    # (``rewards`` stays at the top: ``cgm_metrics.rewards`` is the path training loops import)
 }
 DOCSTRINGS = {
     "base": "The ground of the package: errors, plugins (entry points), the compiled library, "

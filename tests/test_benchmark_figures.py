@@ -266,6 +266,8 @@ def test_changed_measured_code_needs_a_new_run_or_the_earlier_mark(results):
 
 @pytest.mark.parametrize("changed, script, stale", [
     ("src/cgm_metrics/frontends/service/pool.py", "passk", False),
+    ("src/cgm_metrics/rewards.py", "execution", False),
+    ("src/cgm_metrics/rewards.py", "serve_soak", False),
     ("src/cgm_metrics/frontends/commands/serve.py", "execution", False),
     ("src/cgm_metrics/frontends/service/pool.py", "serve_soak", True),
     ("src/cgm_metrics/execution/judge.py", "passk", True),
@@ -278,7 +280,8 @@ def test_changed_measured_code_needs_a_new_run_or_the_earlier_mark(results):
 def test_the_service_and_the_sandbox_side_are_measured_only_where_they_run(changed, script,
                                                                            stale):
     """The execution service runs only under ``cgm serve``: its files stale the soak's figures,
-    not the others'; the sandbox worker's own files stale only scripts that run programs; the
+    not the others'; the reward functions (run by no script) stale none; the sandbox worker's
+    own files stale only scripts that run programs; the
     rest of the package stales every script that names no narrower set. Both readers of the
     pathspecs agree: the recorded changed files and ``git diff``'s."""
     assert q._under(changed, q.measured(script)) is stale

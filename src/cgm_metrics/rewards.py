@@ -44,8 +44,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..execution.sandbox import Limits, SandboxError
-from ..languages import DEFAULT_LANGUAGE
+from .execution.sandbox import Limits, SandboxError
+from .languages import DEFAULT_LANGUAGE
 
 #: what ``on_fault`` may say
 ON_FAULT = ("none", "raise")
@@ -95,7 +95,7 @@ class ExecutionReward:
                  timeout: float | None = None, memory_mb: int | None = None,
                  workers: int | None = None, on_fault: str = "none",
                  max_tests: int | None = None) -> None:
-        from ..execution.languages import default_timeout, get_language
+        from .execution.languages import default_timeout, get_language
 
         if kind not in ("pass", "share"):
             raise ValueError(f"`kind` must be 'pass' or 'share', got {kind!r}.")
@@ -124,8 +124,8 @@ class ExecutionReward:
         ``entry_point`` and ``prompt`` where given) or an input/output problem in any format
         ``--problems`` reads (recognised by its fields; a bare ``{"inputs", "outputs"}``,
         verl's ``ground_truth``, as APPS's ``input_output``)."""
-        from ..execution.io_formats import problem_from_row, row_format
-        from ..execution.tasks import Problem
+        from .execution.io_formats import problem_from_row, row_format
+        from .execution.tasks import Problem
 
         test = row.get("test")
         if isinstance(test, str):
@@ -150,7 +150,7 @@ class ExecutionReward:
         return problem
 
     def _jobs(self, answers: list[str], rows: Sequence[Mapping[str, Any]]) -> list[Any]:
-        from ..execution.judge import candidate_job, problem_job
+        from .execution.judge import candidate_job, problem_job
 
         jobs = []
         for index, (answer, row) in enumerate(zip(answers, rows, strict=True)):
@@ -164,7 +164,7 @@ class ExecutionReward:
         return jobs
 
     def _judge(self, jobs: list[Any]) -> list[float | None]:
-        from ..execution.judge import Judge
+        from .execution.judge import Judge
 
         judge = Judge(self.limits, workers=min(self.workers, max(1, len(jobs))))
         error: SandboxError | None = None
@@ -248,7 +248,7 @@ class SimilarityReward:
     def __init__(self, metric: str = "chrf_code", lang: str = DEFAULT_LANGUAGE, *,
                  extract: bool = True, reference_column: str = "reference",
                  **options: Any) -> None:
-        from ..pipeline.registry import get_metric
+        from .pipeline.registry import get_metric
 
         bound = get_metric(metric, lang=lang, **options)
         self.metric = metric
@@ -262,7 +262,7 @@ class SimilarityReward:
     def _code(self, answer: str) -> str:
         if not self.extract:
             return answer
-        from ..execution.extract import extract_solution
+        from .execution.extract import extract_solution
 
         try:
             found = extract_solution(answer, self.lang).code
@@ -271,7 +271,7 @@ class SimilarityReward:
         return answer if found is None else found
 
     def scores(self, answers: Sequence[str], references: Sequence[Any]) -> list[float]:
-        from ..pipeline.evaluation import score
+        from .pipeline.evaluation import score
 
         refs = [[r] if isinstance(r, str) else list(r) for r in references]
         result = score(self.metric, [self._code(a) for a in answers], refs, lang=self.lang,
