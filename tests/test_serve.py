@@ -323,6 +323,7 @@ def test_client_disconnect_cancels_its_submission(tmp_path):
         answer = post(one, body(right), path="/submit").json()
         assert answer["accepted"] is True, answer
         assert time.monotonic() - start < 30  # not behind the minute-long program
+        assert one.health()["submissions"] == {"waiting": 0, "running": 0, "judged": 1}
 
 
 def test_sigterm_drains_in_flight_and_refuses_new(tmp_path):

@@ -247,7 +247,7 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
     @app.get("/v1/health")
     async def health() -> dict[str, Any]:
         return {**pool.health(), "requests": service.requests,
-                "answered": dict(service.answered)}
+                "answered": dict(service.answered), "submissions": dict(submits)}
 
     @app.post("/run_code")
     async def run_code(request: Request) -> Any:
@@ -338,7 +338,8 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
             service._count(answer["status"])
         return {"results": answers}
 
-    submits = {"waiting": 0}
+    # /submit runs on the judge's own warm workers, outside the pool: its own counts
+    submits = {"waiting": 0, "running": 0, "judged": 0}
     slots = asyncio.Semaphore(pool.size)
 
     @app.post("/submit")
@@ -367,6 +368,7 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
         finally:
             submits["waiting"] -= 1
         cancel = threading.Event()
+        submits["running"] += 1
         watcher = asyncio.ensure_future(_disconnected(request))
         judged = asyncio.ensure_future(asyncio.to_thread(judge_submission, checked, cancel))
         try:
@@ -386,6 +388,8 @@ def create_app(pool: Pool, config: ServiceConfig | None = None) -> Any:
         finally:
             watcher.cancel()
             slots.release()
+            submits["running"] -= 1
+        submits["judged"] += 1
         service._count("Accepted" if answer["accepted"] else "Rejected")
         return answer
 
