@@ -104,3 +104,38 @@ def test_a_cancelled_run_kills_its_programs_and_raises(monkeypatch):
     with pytest.raises(Cancelled):
         judge.Judge(Limits(timeout=90.0)).judge(jobs, cancel=cancel)
     assert time.monotonic() - start < 20
+
+
+@needs_sandbox
+def test_a_run_cancelled_while_its_worker_starts_runs_nothing(monkeypatch):
+    """Cancelled while a worker is being set up (made slow here: a loaded machine), before
+    its sandbox exists to be killed: the program it had taken is not started afterwards
+    (else the run would wait the minute of sleep before raising)."""
+    import threading
+    import time
+
+    import pytest
+
+    from cgm_metrics.execution import runs
+    from cgm_metrics.execution.runs import Cancelled
+    from cgm_metrics.execution.sandbox import Limits
+
+    real = runs.acquire_worker
+
+    def slow_acquire(*args, **kwargs):
+        time.sleep(1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runs, "acquire_worker", slow_acquire)
+
+    monkeypatch.setitem(judge.KINDS, "two_tests", TwoTests())
+    problem = TwoTestProblem("t", "", "", "f")
+    sleeper = "import time\ntime.sleep(60)\ndef f(x):\n    return x + 1\n"
+    cancel = threading.Event()
+    timer = threading.Timer(0.05, cancel.set)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(Cancelled):  # limits of their own: no warm worker of another test
+        judge.Judge(Limits(timeout=89.0, memory_mb=3001)).judge(
+            [judge.problem_job(0, problem, sleeper)], cancel=cancel)
+    assert time.monotonic() - start < 20

@@ -299,6 +299,8 @@ def _local(items, limits, workers, require_isolation, progress, limits_for=None,
             sandbox, checked = worker
             item: tuple[int, Any, Any] | None = first
             while item is not None:
+                if state.stopped:  # while this worker was set up (a cancel, Ctrl-C, another
+                    return  # worker's error): its program is not started; closed below
                 index, key, program = item
                 own = _own_limits(key, limits, limits_for)
                 state.put(index, key, run_one(sandbox, program, own, checked))
